@@ -1,0 +1,93 @@
+import * as ValidationError from "@effect/cli/ValidationError"
+import { Cause, Option } from "effect"
+
+/** Exit codes of spec 09 §2. */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  attention: 4,
+  internal: 70,
+  config: 78,
+  interrupted: 130
+} as const
+
+export interface ErrorReport {
+  readonly exit: number
+  readonly code: string
+  readonly message: string
+  readonly hint: string
+}
+
+const REPORT_URL = "https://github.com/akm-dev/akm/issues"
+
+/**
+ * The one place where typed errors become exit codes and the error envelope
+ * (R-ARCH-4). Add a row when a new error type appears; anything unlisted is a
+ * bug (70).
+ */
+const table: Record<string, { readonly exit: number; readonly code: string }> = {
+  UsageError: { exit: ExitCode.usage, code: "usage" },
+  RefInvalid: { exit: ExitCode.usage, code: "usage" },
+  BundleNameInvalid: { exit: ExitCode.usage, code: "usage" },
+  SourceKindUnsupported: { exit: ExitCode.usage, code: "usage" },
+  NotFound: { exit: ExitCode.failure, code: "not_found" },
+  RefNotFound: { exit: ExitCode.failure, code: "not_found" },
+  Conflict: { exit: ExitCode.failure, code: "conflict" },
+  MaterializeFailed: { exit: ExitCode.failure, code: "materialize_failed" },
+  ConfigInvalid: { exit: ExitCode.config, code: "config" },
+  DatabaseTooNew: { exit: ExitCode.config, code: "database_too_new" },
+  WorkspaceUnavailable: { exit: ExitCode.config, code: "workspace_unavailable" }
+}
+
+const field = (error: unknown, key: string): string | undefined => {
+  const value = (error as Record<string, unknown> | null)?.[key]
+  return typeof value === "string" ? value : undefined
+}
+
+/** Maps one typed failure to its report. */
+export const reportError = (error: unknown): ErrorReport => {
+  if (ValidationError.isValidationError(error)) {
+    return { exit: ExitCode.usage, code: "usage", message: validationMessage(error), hint: "run `akm --help` or `akm <command> --help`" }
+  }
+  const tag = field(error, "_tag")
+  const row = tag === undefined ? undefined : table[tag]
+  if (row === undefined) {
+    return {
+      exit: ExitCode.internal,
+      code: "internal",
+      message: error instanceof Error ? error.message : String(error),
+      hint: `this is a bug in akm; please report it at ${REPORT_URL} (rerun with --verbose for details)`
+    }
+  }
+  return {
+    exit: row.exit,
+    code: row.code,
+    message: (error instanceof Error ? error.message : undefined) || field(error, "message") || tag!,
+    hint: field(error, "hint") ?? ""
+  }
+}
+
+const validationMessage = (error: ValidationError.ValidationError): string => {
+  if (ValidationError.isCommandMismatch(error)) return "unknown command"
+  if (ValidationError.isMissingSubcommand(error)) return "a subcommand is required"
+  if (ValidationError.isCorrectedFlag(error)) return "unknown flag"
+  return "invalid command line"
+}
+
+/** Maps how the run ended to its report: failures, defects (70) and interruption (130). */
+export const reportCause = (cause: Cause.Cause<unknown>): ErrorReport => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) return reportError(failure.value)
+  if (Cause.isInterruptedOnly(cause)) {
+    return { exit: ExitCode.interrupted, code: "interrupted", message: "interrupted", hint: "the work is resumable; run the command again" }
+  }
+  const defect = Cause.dieOption(cause)
+  const error = Option.getOrUndefined(defect)
+  return {
+    exit: ExitCode.internal,
+    code: "internal",
+    message: error instanceof Error ? error.message : String(error ?? Cause.pretty(cause)),
+    hint: `this is a bug in akm; please report it at ${REPORT_URL} (rerun with --verbose for details)`
+  }
+}

@@ -1,0 +1,75 @@
+import * as CliConfig from "@effect/cli/CliConfig"
+import * as Command from "@effect/cli/Command"
+import * as ValidationError from "@effect/cli/ValidationError"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Cause, Console, Effect, Exit, Fiber, Layer } from "effect"
+import { VERSION } from "../version.js"
+import { reportCause, ExitCode } from "./exitCodes.js"
+import { formatFromArgv } from "./options.js"
+import { renderError, styleFor } from "./render.js"
+import { akmCommand } from "./root.js"
+import { Reported } from "./run.js"
+
+// eslint-disable-next-line no-control-regex
+const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, "")
+
+/**
+ * @effect/cli prints parse problems through Console.error; capture them so a
+ * usage error can go out as the JSON envelope when stdout is not a terminal.
+ */
+const capturingConsole = (captured: Array<string>) =>
+  Console.setConsole({
+    ...globalThis.console,
+    [Console.TypeId]: Console.TypeId,
+    unsafe: globalThis.console,
+    assert: () => Effect.void,
+    clear: Effect.void,
+    count: () => Effect.void,
+    countReset: () => Effect.void,
+    debug: () => Effect.void,
+    dir: () => Effect.void,
+    dirxml: () => Effect.void,
+    error: (...args: ReadonlyArray<unknown>) => Effect.sync(() => void captured.push(args.map(String).join(" "))),
+    group: () => Effect.void,
+    groupEnd: Effect.void,
+    info: (...args: ReadonlyArray<unknown>) => Effect.sync(() => console.info(...args)),
+    log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => console.log(...args)),
+    table: () => Effect.void,
+    time: () => Effect.void,
+    timeEnd: () => Effect.void,
+    timeLog: () => Effect.void,
+    trace: () => Effect.void,
+    warn: (...args: ReadonlyArray<unknown>) => Effect.sync(() => console.warn(...args))
+  } as unknown as Console.Console)
+
+const cli = Command.run(akmCommand, { name: "akm", version: VERSION })
+
+/** Runs the CLI on argv and resolves to the process exit code (spec 09 §2). */
+export const runCli = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const captured: Array<string> = []
+  const program = cli(["node", "akm", ...argv]).pipe(
+    Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: true })))
+  )
+  const fiber = Effect.runFork(program)
+  const interrupt = () => Effect.runFork(Fiber.interrupt(fiber))
+  process.once("SIGINT", interrupt)
+  process.once("SIGTERM", interrupt)
+  const exit = await Effect.runPromise(Fiber.await(fiber))
+  process.off("SIGINT", interrupt)
+  process.off("SIGTERM", interrupt)
+  if (Exit.isSuccess(exit)) return ExitCode.ok
+  const failure = Cause.failureOption(exit.cause)
+  if (failure._tag === "Some" && failure.value instanceof Reported) return failure.value.exit
+  const format = formatFromArgv(argv, process.stdout.isTTY === true)
+  const report = reportCause(exit.cause)
+  const isUsage = failure._tag === "Some" && ValidationError.isValidationError(failure.value)
+  const detail = stripAnsi(captured.join("\n")).trim()
+  const message = isUsage && detail !== "" ? detail : report.message
+  if (format === "text" && isUsage) {
+    process.stderr.write(`${detail}\n${styleFor(process.stderr.isTTY === true, process.env).dim("hint:")} ${report.hint}\n`)
+  } else {
+    process.stderr.write(renderError(format, { ...report, message }, styleFor(process.stderr.isTTY === true, process.env)))
+  }
+  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
+  return report.exit
+}

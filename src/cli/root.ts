@@ -1,0 +1,32 @@
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import { Effect } from "effect"
+import { bundleCommand } from "./bundle.js"
+import { configCommand } from "./config.js"
+import { infoCommand } from "./info.js"
+import { initCommand } from "./init.js"
+
+// The completions command describes the tree it belongs to; the reference is filled in below.
+const tree: { current?: Command.Command<"akm", never, unknown, unknown> } = {}
+
+const completionsCommand = Command.make(
+  "completions",
+  { shell: Args.choice([["bash", "bash"], ["zsh", "zsh"], ["fish", "fish"]] as const, { name: "shell" }) },
+  ({ shell }): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      const root = tree.current!
+      const lines =
+        shell === "bash" ? yield* Command.getBashCompletions(root, "akm")
+        : shell === "zsh" ? yield* Command.getZshCompletions(root, "akm")
+        : yield* Command.getFishCompletions(root, "akm")
+      process.stdout.write(`${lines.join("\n")}\n`)
+    })
+).pipe(Command.withDescription("Print a shell completion script. Example: akm completions bash > ~/.local/share/bash-completion/completions/akm"))
+
+/** The command tree: every command of this release. */
+export const akmCommand = Command.make("akm").pipe(
+  Command.withDescription("akm — a local-first agent knowledge workspace. Start with: akm init, then akm bundle add <folder>."),
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, completionsCommand])
+)
+
+tree.current = akmCommand as unknown as Command.Command<"akm", never, unknown, unknown>

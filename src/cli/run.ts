@@ -1,0 +1,65 @@
+import { Effect, Option } from "effect"
+import * as os from "node:os"
+import { makeAkmLive } from "../layers/AkmLive.js"
+import type { Adapters } from "../services/Adapters.js"
+import type { IndexStore } from "../services/IndexStore.js"
+import type { LogStore } from "../services/LogStore.js"
+import type { Materializer } from "../services/Materializer.js"
+import type { Progress } from "../services/Progress.js"
+import type { StateStore } from "../services/StateStore.js"
+import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import type { FileSystem } from "@effect/platform/FileSystem"
+import { reportError } from "./exitCodes.js"
+import { resolveFormat, type GlobalOptions } from "./options.js"
+import { renderError, renderResult, styleFor, type View } from "./render.js"
+
+/** Services the CLI provides to every program. */
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | Progress | FileSystem
+
+/** The command already printed its error; main only sets the exit code. */
+export class Reported {
+  readonly _tag = "Reported"
+  constructor(readonly exit: number) {}
+}
+
+/** Where the caller stands: used to resolve relative paths given on the command line. */
+export const callerContext = () => ({ cwd: process.cwd(), home: os.homedir() })
+
+/**
+ * parse → program → render (spec 11 §4): runs a program on the live layer
+ * built from the global options, prints the result on stdout, or the error on
+ * stderr with stdout left empty.
+ */
+export const runCommand = <A, E>(
+  options: GlobalOptions,
+  program: Effect.Effect<A, E, AkmServices>,
+  view: View<A>,
+  exitFor: (value: A) => number = () => 0
+): Effect.Effect<void, Reported> => {
+  const stdoutTTY = process.stdout.isTTY === true
+  const format = resolveFormat(options.format, stdoutTTY)
+  const layer = makeAkmLive({
+    configDir: Option.getOrUndefined(options.configDir),
+    dataDir: Option.getOrUndefined(options.dataDir),
+    cacheDir: Option.getOrUndefined(options.cacheDir),
+    quiet: options.quiet
+  })
+  return program.pipe(
+    Effect.provide(layer),
+    Effect.matchEffect({
+      onSuccess: (value) =>
+        Effect.sync(() => {
+          process.stdout.write(renderResult(format, value, view, styleFor(stdoutTTY, process.env)))
+          const exit = exitFor(value)
+          return exit
+        }).pipe(Effect.flatMap((exit) => (exit === 0 ? Effect.void : Effect.fail(new Reported(exit))))),
+      onFailure: (error) =>
+        Effect.suspend(() => {
+          const report = reportError(error)
+          process.stderr.write(renderError(format, report, styleFor(process.stderr.isTTY === true, process.env)))
+          if (options.verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`)
+          return Effect.fail(new Reported(report.exit))
+        })
+    })
+  )
+}

@@ -1,0 +1,92 @@
+import { Schema } from "effect"
+import { BundleName } from "./Ref.js"
+
+/**
+ * The desired configuration ($CONFIG/config.yaml), spec 01 §2. Human-edited;
+ * validated strictly so a typo is reported with its path instead of ignored.
+ * It never holds lock data (R-WS-8).
+ */
+
+/** "30m", "12h", "7d": how often `bundle update --due` refreshes a bundle. */
+export const Interval = Schema.String.pipe(
+  Schema.pattern(/^\d+(s|m|h|d|w)$/, { message: () => "an interval looks like 30m, 12h, 7d or 2w" })
+)
+
+export const FilesystemSource = Schema.Struct({
+  kind: Schema.Literal("filesystem"),
+  path: Schema.String.pipe(Schema.minLength(1))
+})
+export const GitSource = Schema.Struct({
+  kind: Schema.Literal("git"),
+  url: Schema.String.pipe(Schema.minLength(1)),
+  ref: Schema.optional(Schema.String)
+})
+export const NpmSource = Schema.Struct({
+  kind: Schema.Literal("npm"),
+  package: Schema.String.pipe(Schema.minLength(1)),
+  version: Schema.optional(Schema.String),
+  registry: Schema.optional(Schema.String)
+})
+export const WebsiteSource = Schema.Struct({
+  kind: Schema.Literal("website"),
+  url: Schema.String.pipe(Schema.minLength(1)),
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  maxDepth: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  allowInsecure: Schema.optional(Schema.Boolean)
+})
+export const BundleSource = Schema.Union(FilesystemSource, GitSource, NpmSource, WebsiteSource)
+export type BundleSource = typeof BundleSource.Type
+export type SourceKind = BundleSource["kind"]
+
+export const BundleConfig = Schema.Struct({
+  source: BundleSource,
+  adapter: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  writable: Schema.optional(Schema.Boolean),
+  refresh: Schema.optional(Interval),
+  git: Schema.optional(Schema.Struct({ commit: Schema.optional(Schema.Boolean) }))
+})
+export type BundleConfig = typeof BundleConfig.Type
+
+const Section = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+export const AkmConfig = Schema.Struct({
+  defaultBundle: Schema.optional(BundleName),
+  bundles: Schema.optionalWith(Schema.Record({ key: BundleName, value: BundleConfig }), { default: () => ({}) }),
+  search: Schema.optional(Schema.Struct({ limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))) })),
+  website: Schema.optional(Schema.Struct({ allowHosts: Schema.optional(Schema.Array(Schema.String)) })),
+  // Sections owned by later capabilities; their own schemas validate them there.
+  improve: Schema.optional(Section),
+  memory: Schema.optional(Section),
+  policy: Schema.optional(Section),
+  logs: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) }))
+})
+export type AkmConfig = typeof AkmConfig.Type
+
+/** Sources that akm only ever reads from a cache copy (R-WS-6). */
+export const isReadOnlyKind = (kind: SourceKind): boolean => kind === "npm" || kind === "website"
+
+/** Filesystem sources are writable unless said otherwise; everything else read-only. */
+export const isWritable = (bundle: BundleConfig): boolean =>
+  bundle.writable ?? (bundle.source.kind === "filesystem")
+
+/** Cross-field rules that a schema of one field cannot express. */
+export const configProblems = (config: AkmConfig): ReadonlyArray<{ path: string; reason: string }> => {
+  const problems: Array<{ path: string; reason: string }> = []
+  if (config.defaultBundle !== undefined && !(config.defaultBundle in config.bundles)) {
+    problems.push({ path: "defaultBundle", reason: `names bundle '${config.defaultBundle}', which is not configured` })
+  }
+  for (const [name, bundle] of Object.entries(config.bundles)) {
+    if (bundle.writable === true && isReadOnlyKind(bundle.source.kind)) {
+      problems.push({ path: `bundles.${name}.writable`, reason: `${bundle.source.kind} sources are read-only copies and cannot be writable` })
+    }
+  }
+  return problems
+}
+
+/** Parses "12h"-style intervals into milliseconds. */
+export const intervalMillis = (interval: string): number => {
+  const match = /^(\d+)(s|m|h|d|w)$/.exec(interval)
+  if (match === null) return Number.NaN
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as "s" | "m" | "h" | "d" | "w"]
+  return Number(match[1]) * unit
+}

@@ -1,0 +1,25 @@
+import { Schema } from "effect"
+
+/**
+ * $DATA/akm.lock (JSON, spec 01 §3): what is actually installed — resolved
+ * revision, materialized root, the adapter chosen at add time (R-WS-7).
+ */
+export const LockedBundle = Schema.Struct({
+  source: Schema.Struct({ kind: Schema.String, locator: Schema.String }),
+  revision: Schema.NullOr(Schema.String),
+  integrity: Schema.optional(Schema.String),
+  root: Schema.String,
+  adapter: Schema.Struct({ id: Schema.String, version: Schema.String }),
+  installedAt: Schema.String,
+  updatedAt: Schema.String,
+  upstream: Schema.optional(Schema.String)
+})
+export type LockedBundle = typeof LockedBundle.Type
+
+export const LockFile = Schema.Struct({
+  lockfileVersion: Schema.Literal(1),
+  bundles: Schema.Record({ key: Schema.String, value: LockedBundle })
+})
+export type LockFile = typeof LockFile.Type
+
+export const emptyLock: LockFile = { lockfileVersion: 1, bundles: {} }

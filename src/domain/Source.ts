@@ -1,0 +1,89 @@
+import { Either } from "effect"
+import type { BundleSource } from "./Config.js"
+import { UsageError } from "./Errors.js"
+
+export interface SourceOptions {
+  /** Treat an https URL as a website to crawl rather than a git repository. */
+  readonly website?: boolean | undefined
+  /** Materialize a pinned copy of a local git checkout instead of using it in place. */
+  readonly git?: boolean | undefined
+  readonly ref?: string | undefined
+}
+
+const isItemRef = (input: string): boolean => /^[^\s:.#/\\]+\/\/[^/]/.test(input) && !input.includes("://")
+
+/**
+ * Parses an install source (spec 02 §1): a local path, `file://`, an https git
+ * URL, `github:owner/repo[#ref]`, `npm:` spec or a website. Item refs are a
+ * separate grammar and are refused here with a pointer to the right command.
+ */
+export const parseSource = (input: string, options: SourceOptions = {}): Either.Either<BundleSource, UsageError> => {
+  const text = input.trim()
+  if (text === "") return Either.left(new UsageError({ message: "the bundle source is empty", hint: "give a folder, a git URL, an npm: spec or a website URL" }))
+  if (isItemRef(text)) {
+    return Either.left(new UsageError({
+      message: `'${text}' is an item ref, not a bundle source`,
+      hint: `use \`akm show ${text}\` to read an item; \`akm bundle add\` takes a folder, git URL, npm: spec or website`
+    }))
+  }
+  if (text.startsWith("git@") || text.startsWith("ssh://")) {
+    return Either.left(new UsageError({ message: `ssh git URLs are not supported: ${text}`, hint: "use the repository's https:// URL instead" }))
+  }
+  if (text.startsWith("npm:")) {
+    const spec = text.slice(4)
+    const at = spec.lastIndexOf("@")
+    const hasVersion = at > 0
+    const pkg = hasVersion ? spec.slice(0, at) : spec
+    if (pkg === "") return Either.left(new UsageError({ message: `'${text}' names no package`, hint: "npm sources look like npm:@scope/name@^2" }))
+    return Either.right(hasVersion ? { kind: "npm", package: pkg, version: spec.slice(at + 1) } : { kind: "npm", package: pkg })
+  }
+  if (text.startsWith("github:")) {
+    const [repo, ref] = text.slice(7).split("#", 2)
+    if (repo === undefined || !/^[\w.-]+\/[\w.-]+$/.test(repo)) {
+      return Either.left(new UsageError({ message: `'${text}' is not owner/repo`, hint: "github sources look like github:owner/repo#main" }))
+    }
+    const url = `https://github.com/${repo}.git`
+    const gitRef = options.ref ?? ref
+    return Either.right(gitRef === undefined ? { kind: "git", url } : { kind: "git", url, ref: gitRef })
+  }
+  if (text.startsWith("website:")) return Either.right({ kind: "website", url: text.slice(8) })
+  if (text.startsWith("file://")) {
+    return Either.right(options.ref === undefined ? { kind: "git", url: text } : { kind: "git", url: text, ref: options.ref })
+  }
+  if (/^https?:\/\//.test(text)) {
+    if (options.website === true) return Either.right({ kind: "website", url: text })
+    return Either.right(options.ref === undefined ? { kind: "git", url: text } : { kind: "git", url: text, ref: options.ref })
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    return Either.left(new UsageError({ message: `unsupported source scheme in '${text}'`, hint: "use a folder path, https://, file://, github:, npm: or website:" }))
+  }
+  if (options.git === true) {
+    return Either.right(options.ref === undefined ? { kind: "git", url: text } : { kind: "git", url: text, ref: options.ref })
+  }
+  return Either.right({ kind: "filesystem", path: text })
+}
+
+/** A human locator for a source (lock, listings). */
+export const sourceLocator = (source: BundleSource): string => {
+  switch (source.kind) {
+    case "filesystem":
+      return source.path
+    case "git":
+      return source.ref === undefined ? source.url : `${source.url}#${source.ref}`
+    case "npm":
+      return source.version === undefined ? `npm:${source.package}` : `npm:${source.package}@${source.version}`
+    case "website":
+      return source.url
+  }
+}
+
+/** A default bundle name from a source: the folder, repository or package name, made valid. */
+export const defaultBundleName = (source: BundleSource): string => {
+  const raw =
+    source.kind === "filesystem" ? source.path.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? ""
+    : source.kind === "git" ? (source.url.replace(/\/+$/, "").split("/").pop() ?? "").replace(/\.git$/, "")
+    : source.kind === "npm" ? source.package.split("/").pop() ?? ""
+    : new URL(source.url, "https://invalid.example").hostname
+  const cleaned = raw.normalize("NFC").replace(/[\s:.#/\\]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64)
+  return cleaned === "" ? "bundle" : cleaned
+}

@@ -1,0 +1,7 @@
+export * from "./Config.js"
+export * from "./Errors.js"
+export * from "./IndexDocument.js"
+export * from "./Lock.js"
+export * from "./Paths.js"
+export * as Ref from "./Ref.js"
+export * from "./Source.js"

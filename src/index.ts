@@ -1,0 +1,15 @@
+/**
+ * akm's public library API (spec 09 §5): services, layers, programs and the
+ * domain, so an embedding program can run any program with its own layers.
+ */
+export * as domain from "./domain/index.js"
+export * as programs from "./programs/index.js"
+export * as services from "./services/index.js"
+export { AkmLive, makeAkmLive, type AkmLiveOptions } from "./layers/AkmLive.js"
+export { AkmTest, WorkspaceConfigTemp } from "./layers/test/AkmTest.js"
+export { IndexStoreMemory } from "./layers/memory/IndexStoreMemory.js"
+export { IndexStoreSqlite } from "./layers/sqlite/IndexStoreSqlite.js"
+export { StateStoreSqlite, StateStoreMemory } from "./layers/sqlite/StateStoreSqlite.js"
+export { LogStoreSqlite, LogStoreMemory } from "./layers/sqlite/LogStoreSqlite.js"
+export { ProgressSilent, ProgressStderr } from "./layers/fs/ProgressTerminal.js"
+export { VERSION } from "./version.js"

@@ -1,0 +1,27 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Layer } from "effect"
+import type { PathOverrides } from "../domain/Paths.js"
+import { AdaptersPlaceholder } from "./fs/AdaptersPlaceholder.js"
+import { MaterializerLive } from "./fs/MaterializerFilesystem.js"
+import { ProgressStderr } from "./fs/ProgressTerminal.js"
+import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
+import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
+import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
+import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
+
+export interface AkmLiveOptions extends PathOverrides {
+  readonly quiet?: boolean | undefined
+}
+
+/**
+ * The whole service graph as the CLI runs it. Databases open on first use, so
+ * building this layer costs no I/O; an embedding program swaps any piece with
+ * Layer.provide / Layer.merge.
+ */
+export const makeAkmLive = (options: AkmLiveOptions = {}) =>
+  Layer.mergeAll(StateStoreSqlite, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, AdaptersPlaceholder, ProgressStderr(options.quiet ?? false)).pipe(
+    Layer.provideMerge(WorkspaceConfigLive(options)),
+    Layer.provideMerge(NodeContext.layer)
+  )
+
+export const AkmLive = makeAkmLive()

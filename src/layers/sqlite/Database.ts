@@ -1,0 +1,98 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import { Effect, Exit, Scope } from "effect"
+import { DatabaseTooNew, WorkspaceUnavailable } from "../../domain/Errors.js"
+
+/** Ordered migrations keyed "0001_name" (Migrator.fromRecord survives bundling; fromFileSystem does not). */
+export type Migrations = Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>>
+
+export interface DatabaseSpec {
+  readonly filename: string
+  readonly migrations: Migrations
+}
+
+const MIGRATIONS_TABLE = "akm_migrations"
+const BUSY_TIMEOUT_MS = 5_000
+
+const migrationIds = (migrations: Migrations): ReadonlyArray<number> =>
+  Object.keys(migrations).map((key) => Number(/^(\d+)_/.exec(key)?.[1] ?? Number.NaN))
+
+/**
+ * Opens one of the three databases (R-DB-1): WAL (set by the client),
+ * busy_timeout and foreign keys (which the client leaves to us), then the
+ * ordered migrations. A db recording migrations we do not know was written by
+ * a newer akm and is refused before anything touches it.
+ */
+export const openDatabase = (spec: DatabaseSpec): Effect.Effect<SqlClient.SqlClient, WorkspaceUnavailable | DatabaseTooNew, Scope.Scope> =>
+  Effect.gen(function* () {
+    const unavailable = (cause: unknown) =>
+      new WorkspaceUnavailable({
+        path: spec.filename,
+        reason: cause instanceof Error ? cause.message : String(cause),
+        hint: "check that the directory exists and is writable; run `akm init`"
+      })
+    const sql = yield* SqliteClient.make({ filename: spec.filename }).pipe(Effect.provide(Reactivity.layer))
+    yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).raw.pipe(Effect.mapError(unavailable))
+    yield* sql.unsafe("PRAGMA foreign_keys = ON").raw.pipe(Effect.mapError(unavailable))
+    yield* sql.unsafe("PRAGMA synchronous = NORMAL").raw.pipe(Effect.mapError(unavailable))
+
+    const known = migrationIds(spec.migrations)
+    const recorded = yield* recordedMigrations(sql).pipe(Effect.mapError(unavailable))
+    const unknown = recorded.filter((row) => !known.includes(row.id))
+    if (unknown.length > 0) {
+      return yield* new DatabaseTooNew({
+        path: spec.filename,
+        unknown: unknown.map((row) => `${String(row.id).padStart(4, "0")}_${row.name}`),
+        hint: "upgrade akm, or move this file aside to start afresh (index.db can always be deleted)"
+      })
+    }
+    if (recorded.length < known.length) {
+      yield* runMigrations(spec.migrations).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        // Two processes opening a new workspace at once: the loser retries and finds the work done.
+        Effect.retry({ times: 5 }),
+        Effect.mapError(unavailable)
+      )
+    }
+    return sql
+  })
+
+const recordedMigrations = (sql: SqlClient.SqlClient) =>
+  Effect.gen(function* () {
+    const exists = yield* sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${MIGRATIONS_TABLE}`
+    if ((exists[0]?.n ?? 0) === 0) return [] as ReadonlyArray<{ id: number; name: string }>
+    return yield* sql<{ id: number; name: string }>`SELECT migration_id AS id, name FROM ${sql(MIGRATIONS_TABLE)} ORDER BY migration_id`
+  })
+
+const runMigrator = Migrator.make({})
+
+const runMigrations = (migrations: Migrations) =>
+  runMigrator({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE })
+
+/**
+ * Runs `effect` inside BEGIN IMMEDIATE so a writer takes the write lock up
+ * front and waits on busy_timeout, instead of failing with SQLITE_BUSY when it
+ * upgrades a read snapshot (the client's own withTransaction issues plain BEGIN).
+ */
+export const immediateTransaction = <A, E, R>(
+  sql: SqlClient.SqlClient,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError, Exclude<R, SqlClient.TransactionConnection>> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const conn = yield* Scope.extend(sql.reserve, scope)
+      yield* conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined).pipe(
+        Effect.onError(() => Scope.close(scope, Exit.void))
+      )
+      const exit = yield* Effect.exit(restore(effect.pipe(Effect.provideService(SqlClient.TransactionConnection, [conn, 1] as const))))
+      const end = Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"
+      const ended = yield* Effect.exit(conn.executeUnprepared(end, [], undefined))
+      yield* Scope.close(scope, Exit.void)
+      if (Exit.isFailure(ended) && Exit.isSuccess(exit)) return yield* Effect.failCause(ended.cause)
+      return yield* exit
+    })
+  )

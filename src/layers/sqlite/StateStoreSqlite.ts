@@ -1,0 +1,51 @@
+import { Effect, Layer } from "effect"
+import { StateStore, type DatabaseStatus, type StateStoreError } from "../../services/StateStore.js"
+import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { immediateTransaction } from "./Database.js"
+import { lazyDatabase, sqlFailure } from "./LazyDatabase.js"
+import { stateMigrations } from "./migrations.js"
+import { databaseStatus } from "./status.js"
+
+export const makeStateStore = (filename: string) =>
+  Effect.gen(function* () {
+    const db = yield* lazyDatabase({ filename, migrations: stateMigrations })
+    const fail = sqlFailure(filename)
+
+    const init: Effect.Effect<DatabaseStatus, StateStoreError> = Effect.flatMap(db, (sql) => databaseStatus(sql, filename).pipe(Effect.mapError(fail)))
+
+    return StateStore.of({
+      init,
+      appendEvent: (kind, subject, data) =>
+        Effect.flatMap(db, (sql) =>
+          immediateTransaction(
+            sql,
+            sql<{ id: number }>`INSERT INTO events (at, kind, subject, data) VALUES (${new Date().toISOString()}, ${kind}, ${subject}, ${data === undefined ? null : JSON.stringify(data)}) RETURNING id`
+          ).pipe(Effect.map((rows) => rows[0]!.id), Effect.mapError(fail))
+        ),
+      events: ({ after = 0, limit = 100, subject }) =>
+        Effect.flatMap(db, (sql) =>
+          (subject === undefined
+            ? sql<{ id: number; at: string; kind: string; subject: string; data: string | null }>`SELECT * FROM events WHERE id > ${after} ORDER BY id LIMIT ${limit}`
+            : sql<{ id: number; at: string; kind: string; subject: string; data: string | null }>`SELECT * FROM events WHERE id > ${after} AND subject = ${subject} ORDER BY id LIMIT ${limit}`
+          ).pipe(
+            Effect.map((rows) => rows.map((row) => ({ ...row, data: row.data === null ? undefined : (JSON.parse(row.data) as unknown) }))),
+            Effect.mapError(fail)
+          )
+        ),
+      renameBundle: (from, to) =>
+        Effect.flatMap(db, (sql) =>
+          immediateTransaction(
+            sql,
+            sql`UPDATE events SET subject = ${to} || substr(subject, ${from.length + 1}) WHERE subject = ${from} OR substr(subject, 1, ${from.length + 2}) = ${`${from}//`}`
+          ).pipe(Effect.asVoid, Effect.mapError(fail))
+        )
+    })
+  })
+
+export const StateStoreSqlite = Layer.scoped(
+  StateStore,
+  Effect.flatMap(WorkspaceConfig, (workspace) => makeStateStore(workspace.paths.stateDb))
+)
+
+/** state.db in memory, for tests. */
+export const StateStoreMemory = Layer.scoped(StateStore, makeStateStore(":memory:"))

@@ -1,0 +1,62 @@
+import { Effect } from "effect"
+import { parse as parseYaml } from "yaml"
+import { NotFound, UsageError } from "../domain/Errors.js"
+import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+
+/** "bundles.notes.writable" → ["bundles", "notes", "writable"]; rejects empty segments. */
+export const parseKey = (key: string) =>
+  Effect.gen(function* () {
+    const parts = key.split(".")
+    if (key.trim() === "" || parts.some((p) => p === "")) {
+      return yield* new UsageError({ message: `'${key}' is not a config key`, hint: "keys are dotted paths such as search.limit or bundles.notes.writable" })
+    }
+    return parts
+  })
+
+/** A typed value from the command line: YAML scalars and flow collections (`true`, `20`, `[a, b]`). */
+const parseValue = (raw: string): unknown => {
+  try {
+    return parseYaml(raw) as unknown
+  } catch {
+    return raw
+  }
+}
+
+export const configGet = Effect.fn("config.get")(function* (key: string) {
+  const workspace = yield* WorkspaceConfig
+  const path = yield* parseKey(key)
+  const config = yield* workspace.read
+  let value: unknown = config
+  for (const part of path) {
+    value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[part] : undefined
+  }
+  if (value === undefined) {
+    return yield* new NotFound({ what: "config key", name: key, message: `config key '${key}' is not set`, hint: "run `akm config list` to see what is set" })
+  }
+  return { key, value }
+})
+
+export const configSet = Effect.fn("config.set")(function* (key: string, raw: string) {
+  const workspace = yield* WorkspaceConfig
+  const path = yield* parseKey(key)
+  const value = parseValue(raw)
+  yield* workspace.update((editor) => editor.set(path, value))
+  return { key, value }
+})
+
+export const configUnset = Effect.fn("config.unset")(function* (key: string) {
+  const workspace = yield* WorkspaceConfig
+  const path = yield* parseKey(key)
+  yield* workspace.update((editor) => editor.delete(path))
+  return { key }
+})
+
+export const configList = Effect.fn("config.list")(function* () {
+  const workspace = yield* WorkspaceConfig
+  return { file: workspace.paths.configFile, config: yield* workspace.read }
+})
+
+export const configPath = Effect.fn("config.path")(function* () {
+  const workspace = yield* WorkspaceConfig
+  return { path: workspace.paths.configFile, exists: (yield* workspace.readText) !== undefined }
+})

@@ -1,0 +1,8 @@
+export { bundleAdd } from "./bundle/add.js"
+export { bundleCreate } from "./bundle/create.js"
+export { bundleList } from "./bundle/list.js"
+export { bundleRemove } from "./bundle/remove.js"
+export { bundleShow } from "./bundle/show.js"
+export { configGet, configList, configPath, configSet, configUnset } from "./config.js"
+export { info } from "./info.js"
+export { init } from "./init.js"

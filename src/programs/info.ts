@@ -1,0 +1,44 @@
+import { FileSystem } from "@effect/platform/FileSystem"
+import { Effect, Option } from "effect"
+import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+
+export interface InfoInput {
+  readonly version: string
+}
+
+/** Paths, versions and sizes; reads the config but never creates or opens a database. */
+export const info = Effect.fn("info")(function* (input: InfoInput) {
+  const workspace = yield* WorkspaceConfig
+  const fs = yield* FileSystem
+  const config = yield* workspace.read
+  const size = (file: string) =>
+    fs.stat(file).pipe(
+      Effect.map((stat) => Number(stat.size)),
+      Effect.option,
+      Effect.map(Option.getOrNull)
+    )
+  const db = (file: string) => Effect.map(size(file), (bytes) => ({ path: file, exists: bytes !== null, bytes }))
+  const { paths } = workspace
+  return {
+    version: input.version,
+    node: process.versions.node,
+    paths: {
+      config: paths.configFile,
+      configDir: paths.configDir,
+      dataDir: paths.dataDir,
+      cacheDir: paths.cacheDir,
+      lock: paths.lockFile,
+      sources: paths.sourcesDir,
+      archive: paths.archiveDir
+    },
+    databases: {
+      state: yield* db(paths.stateDb),
+      index: yield* db(paths.indexDb),
+      logs: yield* db(paths.logsDb)
+    },
+    bundles: Object.keys(config.bundles).length,
+    defaultBundle: config.defaultBundle ?? null
+  }
+})
+
+export type InfoResult = Effect.Effect.Success<ReturnType<typeof info>>

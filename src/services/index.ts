@@ -1,0 +1,7 @@
+export * from "./Adapters.js"
+export * from "./IndexStore.js"
+export * from "./LogStore.js"
+export * from "./Materializer.js"
+export * from "./Progress.js"
+export * from "./StateStore.js"
+export * from "./WorkspaceConfig.js"
