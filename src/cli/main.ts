@@ -13,6 +13,9 @@ import { Reported } from "./run.js"
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, "")
 
+/** Help text is coloured only on a terminal, and never with NO_COLOR (spec 09 §1). */
+const plainOutput = (): boolean => process.stdout.isTTY !== true || (process.env.NO_COLOR ?? "") !== ""
+
 /**
  * @effect/cli prints parse problems through Console.error; capture them so a
  * usage error can go out as the JSON envelope when stdout is not a terminal.
@@ -33,7 +36,7 @@ const capturingConsole = (captured: Array<string>) =>
     group: () => Effect.void,
     groupEnd: Effect.void,
     info: (...args: ReadonlyArray<unknown>) => Effect.sync(() => console.info(...args)),
-    log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => console.log(...args)),
+    log: (...args: ReadonlyArray<unknown>) => Effect.sync(() => console.log(...args.map((a) => (plainOutput() ? stripAnsi(String(a)) : a)))),
     table: () => Effect.void,
     time: () => Effect.void,
     timeEnd: () => Effect.void,
