@@ -42,10 +42,9 @@ const sub = (name: string): string => {
   return dir
 }
 
-const unset = (name: string): boolean => process.env[name] === undefined || process.env[name] === ""
-
+// Always replaced, even when the developer exported them: a test must never write into a real workspace.
 for (const [name, dir] of [["AKM_CONFIG_DIR", "config"], ["AKM_DATA_DIR", "data"], ["AKM_CACHE_DIR", "cache"]] as const) {
-  if (unset(name)) process.env[name] = sub(dir)
+  process.env[name] = sub(dir)
 }
 process.env.XDG_CONFIG_HOME = sub("xdg-config")
 process.env.XDG_DATA_HOME = sub("xdg-data")

@@ -77,7 +77,20 @@ const editorFor = (doc: Document): ConfigEditor => ({
   },
   set: (keyPath, value) => {
     if (doc.contents === null) doc.contents = doc.createNode({}) as never
-    doc.setIn(keyPath, toYamlNode(doc, value))
+    const existing = doc.getIn(keyPath, true)
+    const primitive = value === null || typeof value !== "object"
+    if (isScalar(existing) && primitive) {
+      // Change the value in place so the node keeps its comments and style.
+      existing.value = value
+      return
+    }
+    const node = toYamlNode(doc, value) as { comment?: string | null; commentBefore?: string | null }
+    if (existing !== undefined && existing !== null && typeof existing === "object") {
+      const old = existing as { comment?: string | null; commentBefore?: string | null }
+      node.comment = old.comment ?? null
+      node.commentBefore = old.commentBefore ?? null
+    }
+    doc.setIn(keyPath, node)
   },
   delete: (keyPath) => {
     doc.deleteIn(keyPath)
@@ -123,7 +136,7 @@ export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Typ
           return yield* parseConfigText(paths.configFile, text).pipe(Either.map((r) => r.config))
         }
         edit(editorFor(doc))
-        const next = doc.toString()
+        const next = doc.toString({ flowCollectionPadding: false })
         const parsed = yield* parseConfigText(paths.configFile, next)
         yield* Effect.try({ try: () => atomicWriteFileSync(paths.configFile, next), catch: unavailable(paths.configFile) })
         return parsed.config

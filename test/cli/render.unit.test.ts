@@ -1,0 +1,72 @@
+import { Option } from "effect"
+import { parse as parseYaml } from "yaml"
+import { describe, expect, it } from "vitest"
+import { formatFromArgv, resolveFormat } from "../../src/cli/options.js"
+import { renderError, renderResult, styleFor, table, type View } from "../../src/cli/render.js"
+
+const value = { bundles: [{ name: "a" }, { name: "b" }], defaultBundle: "a" }
+const view: View<typeof value> = {
+  text: (v) => v.bundles.map((b) => b.name).join("\n"),
+  md: (v) => `| name |\n|---|\n${v.bundles.map((b) => `| ${b.name} |`).join("\n")}`,
+  rows: (v) => v.bundles
+}
+const plain = styleFor(false, {})
+
+describe("output formats (spec 09 §1)", () => {
+  it("json carries schemaVersion 1", () => {
+    expect(JSON.parse(renderResult("json", value, view, plain))).toEqual({ schemaVersion: 1, ...value })
+  })
+  it("jsonl writes one row per line", () => {
+    const lines = renderResult("jsonl", value, view, plain).trimEnd().split("\n")
+    expect(lines.map((l) => JSON.parse(l))).toEqual(value.bundles)
+  })
+  it("jsonl without rows writes the whole result on one line", () => {
+    const out = renderResult("jsonl", { a: 1 }, { text: () => "" }, plain)
+    expect(out).toBe('{"schemaVersion":1,"a":1}\n')
+  })
+  it("yaml parses back to the versioned result", () => {
+    expect(parseYaml(renderResult("yaml", value, view, plain))).toEqual({ schemaVersion: 1, ...value })
+  })
+  it("md uses the markdown view, falling back to text", () => {
+    expect(renderResult("md", value, view, plain)).toContain("| name |")
+    expect(renderResult("md", value, { text: () => "plain" }, plain)).toBe("plain\n")
+  })
+  it("text ends with exactly one newline", () => {
+    expect(renderResult("text", value, view, plain)).toBe("a\nb\n")
+  })
+  it("defaults to text on a TTY and json otherwise", () => {
+    expect(resolveFormat(Option.none(), true)).toBe("text")
+    expect(resolveFormat(Option.none(), false)).toBe("json")
+    expect(resolveFormat(Option.some("yaml"), true)).toBe("yaml")
+  })
+  it("reads --format from raw argv for errors raised before parsing", () => {
+    expect(formatFromArgv(["frob", "--format", "text"], false)).toBe("text")
+    expect(formatFromArgv(["frob", "--format=yaml"], true)).toBe("yaml")
+    expect(formatFromArgv(["frob", "--format", "bogus"], true)).toBe("text")
+    expect(formatFromArgv(["frob"], false)).toBe("json")
+  })
+})
+
+describe("error envelope", () => {
+  const report = { exit: 2, code: "usage", message: "unknown command", hint: "run akm --help" }
+  it("is one JSON line for machine formats", () => {
+    for (const format of ["json", "jsonl", "yaml", "md"] as const) {
+      expect(JSON.parse(renderError(format, report, plain))).toEqual({ ok: false, error: { code: "usage", message: "unknown command", hint: "run akm --help" } })
+    }
+  })
+  it("is an error line and a hint line for text", () => {
+    expect(renderError("text", report, plain)).toBe("error: unknown command\nhint: run akm --help\n")
+  })
+})
+
+describe("colour", () => {
+  it("only on a TTY and never with NO_COLOR", () => {
+    expect(styleFor(true, {}).red("x")).toContain("\u001b[")
+    expect(styleFor(true, { NO_COLOR: "1" }).red("x")).toBe("x")
+    expect(styleFor(false, {}).red("x")).toBe("x")
+  })
+  it("table aligns columns ignoring colour codes", () => {
+    const s = styleFor(true, {})
+    expect(table([[s.bold("a"), "1"], ["bbb", "2"]]).split("\n").map((l) => l.replace(/\u001b\[\d+m/g, ""))).toEqual(["a    1", "bbb  2"])
+  })
+})
