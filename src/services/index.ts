@@ -1,4 +1,5 @@
 export * from "./Adapters.js"
+export * from "./BundleFiles.js"
 export * from "./IndexStore.js"
 export * from "./LogStore.js"
 export * from "./Materializer.js"
