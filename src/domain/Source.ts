@@ -84,6 +84,8 @@ export const defaultBundleName = (source: BundleSource): string => {
     : source.kind === "git" ? (source.url.replace(/\/+$/, "").split("/").pop() ?? "").replace(/\.git$/, "")
     : source.kind === "npm" ? source.package.split("/").pop() ?? ""
     : new URL(source.url, "https://invalid.example").hostname
-  const cleaned = raw.normalize("NFC").replace(/[\s:.#/\\]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 64)
+  // Cut by code points, not UTF-16 units, so a name never ends in half a surrogate pair.
+  // eslint-disable-next-line no-control-regex -- NUL is exactly what must not reach a name
+  const cleaned = [...raw.normalize("NFC").replace(/[\s:.#/\\\u0000]+/g, "-").replace(/^-+|-+$/g, "")].slice(0, 64).join("")
   return cleaned === "" ? "bundle" : cleaned
 }

@@ -67,6 +67,7 @@ describe("colour", () => {
   })
   it("table aligns columns ignoring colour codes", () => {
     const s = styleFor(true, {})
-    expect(table([[s.bold("a"), "1"], ["bbb", "2"]]).split("\n").map((l) => l.replace(/\u001b\[\d+m/g, ""))).toEqual(["a    1", "bbb  2"])
+    const esc = String.fromCharCode(27)
+    expect(table([[s.bold("a"), "1"], ["bbb", "2"]]).split("\n").map((l) => l.split(esc).map((part, i) => (i === 0 ? part : part.replace(/^\[\d+m/, ""))).join(""))).toEqual(["a    1", "bbb  2"])
   })
 })

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -12,8 +12,14 @@ import { bundleShow } from "../../src/programs/bundle/show.js"
 import { StateStore } from "../../src/services/StateStore.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 
+const made: Array<string> = []
+afterAll(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true })
+})
+
 const folder = (files: Record<string, string>) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "akm-bundle-"))
+  made.push(dir)
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
     fs.writeFileSync(path.join(dir, name), text)

@@ -31,7 +31,17 @@ const tryAcquire = (file: string) =>
           holder = undefined
         }
         if (holder !== undefined && holder !== process.pid && !isAlive(holder)) {
-          fs.rmSync(file, { force: true })
+          // Break a stale lock by renaming it first: of two waiters only one
+          // rename succeeds, so neither can delete a lock the other just took.
+          const aside = `${file}.stale.${process.pid}.${Date.now()}`
+          try {
+            fs.renameSync(file, aside)
+            const moved = (JSON.parse(fs.readFileSync(aside, "utf8")) as { pid?: number }).pid
+            if (moved !== holder) fs.renameSync(aside, file) // someone took it meanwhile: put it back
+            else fs.rmSync(aside, { force: true })
+          } catch {
+            // Lost the race to another waiter; retry normally.
+          }
         }
         return false
       }
@@ -58,5 +68,14 @@ export const withFileMutex = (file: string) =>
         )
       ),
       () => effect,
-      () => Effect.sync(() => fs.rmSync(file, { force: true }))
+      () =>
+        Effect.sync(() => {
+          // Release only our own lock.
+          try {
+            const holder = (JSON.parse(fs.readFileSync(file, "utf8")) as { pid?: number }).pid
+            if (holder === process.pid) fs.rmSync(file, { force: true })
+          } catch {
+            // Already gone.
+          }
+        })
     )

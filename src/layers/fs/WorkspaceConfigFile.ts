@@ -1,13 +1,15 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { isDeepStrictEqual } from "node:util"
 import { Effect, Either, Layer, ParseResult, Schema } from "effect"
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from "yaml"
 import { AkmConfig, configProblems } from "../../domain/Config.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../../domain/Errors.js"
 import { emptyLock, LockFile } from "../../domain/Lock.js"
 import { expandUserPath, workspacePaths, type PathOverrides, type WorkspacePaths } from "../../domain/Paths.js"
-import { WorkspaceConfig, type ConfigEditor } from "../../services/WorkspaceConfig.js"
+import { validateBundleName } from "../../domain/Ref.js"
+import { WorkspaceConfig, type ConfigEditor, type ConfigPath } from "../../services/WorkspaceConfig.js"
 import { atomicWriteFileSync } from "./atomicWrite.js"
 import { withFileMutex } from "./FileMutex.js"
 
@@ -15,15 +17,23 @@ const CONFIG_HEADER = "# akm desired configuration — see docs/configuration.md
 
 const fixHint = (file: string) => `edit ${file} (or run \`akm config set <key> <value>\`) and try again`
 
-/** Reports the line of a key path in the YAML source, when it can be found. */
+/** Reports the line of a key path in the YAML source (the key's own line, where a block value starts below it), when it can be found. */
 const lineOf = (doc: Document, counter: LineCounter, keyPath: ReadonlyArray<string | number>): number | undefined => {
   for (let depth = keyPath.length; depth > 0; depth--) {
-    const node = doc.getIn(keyPath.slice(0, depth), true) as { range?: [number, number, number] } | undefined
+    const parent = depth === 1 ? doc.contents : doc.getIn(keyPath.slice(0, depth - 1), true)
+    const key = isMap(parent) ? parent.items.find((pair) => isScalar(pair.key) && String(pair.key.value) === String(keyPath[depth - 1]))?.key : undefined
+    const node = (key ?? doc.getIn(keyPath.slice(0, depth), true)) as { range?: [number, number, number] } | undefined
     if (node !== undefined && node !== null && typeof node === "object" && node.range !== undefined) {
       return counter.linePos(node.range[0]).line
     }
   }
   return undefined
+}
+
+/** A key the schema refuses: under `bundles` it is a bundle name breaking the naming rule, elsewhere most likely a typo. */
+const unexpectedKeyReason = (keyPath: ReadonlyArray<string | number>): string => {
+  const name = keyPath.length === 2 && keyPath[0] === "bundles" ? validateBundleName(String(keyPath[1])) : undefined
+  return name !== undefined && Either.isLeft(name) ? `invalid bundle name: ${name.left.reason} (${name.left.hint})` : "unknown key (check its spelling)"
 }
 
 const decodeConfig = Schema.decodeUnknownEither(AkmConfig, { onExcessProperty: "error", errors: "all" })
@@ -51,7 +61,7 @@ export const parseConfigText = (file: string, text: string): Either.Either<{ con
     const issue = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]
     const keyPath = (issue?.path ?? []).map((p) => (typeof p === "symbol" ? String(p) : p))
     const line = lineOf(doc, counter, keyPath)
-    const reason = issue === undefined ? "invalid value" : issue._tag === "Unexpected" ? "unknown key (check its spelling)" : issue.message
+    const reason = issue === undefined ? "invalid value" : issue._tag === "Unexpected" ? unexpectedKeyReason(keyPath) : issue.message
     return Either.left(new ConfigInvalid({
       file,
       path: `${keyPath.join(".")}${line === undefined ? "" : ` (line ${line})`}`,
@@ -76,7 +86,8 @@ const editorFor = (doc: Document): ConfigEditor => ({
     return isScalar(node) ? node.value : isMap(node) || typeof node === "object" ? (node as { toJSON: () => unknown }).toJSON() : node
   },
   set: (keyPath, value) => {
-    if (doc.contents === null) doc.contents = doc.createNode({}) as never
+    // An empty file (or one holding only `null`) has no mapping to edit yet.
+    if (doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null)) doc.contents = doc.createNode({}) as never
     const existing = doc.getIn(keyPath, true)
     const primitive = value === null || typeof value !== "object"
     if (isScalar(existing) && primitive) {
@@ -93,9 +104,35 @@ const editorFor = (doc: Document): ConfigEditor => ({
     doc.setIn(keyPath, node)
   },
   delete: (keyPath) => {
-    doc.deleteIn(keyPath)
+    // deleteIn throws when a parent is missing (or the file is empty); a key that is not there is already unset.
+    if (doc.hasIn(keyPath)) doc.deleteIn(keyPath)
   }
 })
+
+/** A `set` of a scalar the file already has: the one kind of edit that can be made to the source text itself. */
+interface ScalarEdit {
+  readonly keyPath: ConfigPath
+  readonly value: unknown
+}
+
+/** Replaces one scalar's source, keeping its quotes where it had them; undefined when no spelling reads back as `value`. */
+const spliceScalar = (text: string, { keyPath, value }: ScalarEdit): string | undefined => {
+  if (value !== null && typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") return undefined
+  const node = parseDocument(text).getIn(keyPath, true)
+  if (!isScalar(node) || node.range === undefined || node.range === null) return undefined
+  const [start, end] = node.range
+  const spellings = node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE" ? [JSON.stringify(value), String(value)] : [String(value), JSON.stringify(value)]
+  return spellings
+    .map((spelling) => `${text.slice(0, start)}${spelling}${text.slice(end)}`)
+    .find((candidate) => {
+      const reread = parseDocument(candidate)
+      return reread.errors.length === 0 && isDeepStrictEqual(reread.getIn(keyPath), value)
+    })
+}
+
+/** The text with every edit spliced in, or undefined when an edit is structural (a new key, a deletion, a collection). */
+const spliceScalars = (text: string, edits: ReadonlyArray<ScalarEdit | undefined>): string | undefined =>
+  edits.reduce<string | undefined>((current, edit) => (current === undefined || edit === undefined ? undefined : spliceScalar(current, edit)), text)
 
 const unavailable = (file: string) => (cause: unknown) =>
   new WorkspaceUnavailable({
@@ -135,8 +172,37 @@ export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Typ
           // Surface the precise parse problem instead of editing a broken file.
           return yield* parseConfigText(paths.configFile, text).pipe(Either.map((r) => r.config))
         }
-        edit(editorFor(doc))
-        const next = doc.toString({ flowCollectionPadding: false })
+        const edits: Array<ScalarEdit | undefined> = []
+        const editor = editorFor(doc)
+        const applied = Either.try(() =>
+          edit({
+            get: editor.get,
+            set: (keyPath, value) => {
+              edits.push(isScalar(doc.getIn(keyPath, true)) ? { keyPath, value } : undefined)
+              editor.set(keyPath, value)
+            },
+            delete: (keyPath) => {
+              edits.push(undefined)
+              editor.delete(keyPath)
+            }
+          })
+        )
+        if (Either.isLeft(applied)) {
+          // An edit through a scalar or a list (`search: 5`, then search.limit): report the file's own problem, else the edit's.
+          const current = parseConfigText(paths.configFile, text)
+          return yield* Either.isLeft(current) ? current.left : new ConfigInvalid({
+            file: paths.configFile,
+            path: "",
+            reason: `cannot apply the change: ${applied.left instanceof Error ? applied.left.message : String(applied.left)}`,
+            hint: fixHint(paths.configFile)
+          })
+        }
+        // Changed scalars are spliced into the source, so every other byte stays (R-WS-5); structural edits re-serialise.
+        const spliced = spliceScalars(text, edits)
+        const next = spliced !== undefined && isDeepStrictEqual(parseDocument(spliced).toJS(), doc.toJS()) ? spliced
+          // Nothing to write but the comments: keep the text, or YAML would emit a literal `null`.
+          : doc.contents === null ? text
+          : doc.toString({ flowCollectionPadding: false })
         const parsed = yield* parseConfigText(paths.configFile, next)
         yield* Effect.try({ try: () => atomicWriteFileSync(paths.configFile, next), catch: unavailable(paths.configFile) })
         return parsed.config
@@ -177,20 +243,12 @@ export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Typ
 
   const ensureDirs = Effect.gen(function* () {
     const config = yield* read
-    yield* Effect.try({
-      try: () => {
-        for (const dir of [paths.configDir, paths.dataDir, paths.cacheDir, paths.locksDir, paths.txnDir, paths.archiveDir, paths.packetsDir, paths.bundlesDir, paths.sourcesDir]) {
-          fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-        }
-      },
-      catch: unavailable(paths.dataDir)
-    })
-    // R-WS-1: workspace state never lives under a bundle root.
+    // R-WS-1: workspace state never lives under a bundle root, so check before creating anything.
     for (const [name, bundle] of Object.entries(config.bundles)) {
       if (bundle.source.kind !== "filesystem") continue
       const root = resolveUserPath(bundle.source.path, path.dirname(paths.configFile))
       for (const [label, dir] of [["data", paths.dataDir], ["cache", paths.cacheDir]] as const) {
-        if (isInside(realOrSelf(dir), realOrSelf(root))) {
+        if (isInside(canonicalPath(dir), canonicalPath(root))) {
           return yield* new WorkspaceUnavailable({
             path: dir,
             reason: `the ${label} directory is inside bundle '${name}' (${root})`,
@@ -199,16 +257,27 @@ export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Typ
         }
       }
     }
+    yield* Effect.try({
+      try: () => {
+        for (const dir of [paths.configDir, paths.dataDir, paths.cacheDir, paths.locksDir, paths.txnDir, paths.archiveDir, paths.packetsDir, paths.bundlesDir, paths.sourcesDir]) {
+          fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+        }
+      },
+      catch: unavailable(paths.dataDir)
+    })
   })
 
   return { paths, ensureDirs, read, readText, update, readLock, updateLock }
 }
 
-const realOrSelf = (p: string): string => {
+/** The real path of `p`, resolving symlinks of its nearest existing ancestor when `p` itself does not exist yet. */
+const canonicalPath = (p: string): string => {
+  const absolute = path.resolve(p)
   try {
-    return fs.realpathSync(p)
+    return fs.realpathSync(absolute)
   } catch {
-    return path.resolve(p)
+    const parent = path.dirname(absolute)
+    return parent === absolute ? absolute : path.join(canonicalPath(parent), path.basename(absolute))
   }
 }
 

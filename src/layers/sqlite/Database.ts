@@ -34,7 +34,11 @@ export const openDatabase = (spec: DatabaseSpec): Effect.Effect<SqlClient.SqlCli
         reason: cause instanceof Error ? cause.message : String(cause),
         hint: "check that the directory exists and is writable; run `akm init`"
       })
-    const sql = yield* SqliteClient.make({ filename: spec.filename }).pipe(Effect.provide(Reactivity.layer))
+    const sql = yield* SqliteClient.make({ filename: spec.filename }).pipe(
+      Effect.provide(Reactivity.layer),
+      // better-sqlite3 throws while opening (missing directory, not a database): the workspace's fault, not a defect.
+      Effect.catchAllDefect((defect) => Effect.fail(unavailable(defect)))
+    )
     yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).raw.pipe(Effect.mapError(unavailable))
     yield* sql.unsafe("PRAGMA foreign_keys = ON").raw.pipe(Effect.mapError(unavailable))
     yield* sql.unsafe("PRAGMA synchronous = NORMAL").raw.pipe(Effect.mapError(unavailable))

@@ -36,7 +36,9 @@ export const makeStateStore = (filename: string) =>
         Effect.flatMap(db, (sql) =>
           immediateTransaction(
             sql,
-            sql`UPDATE events SET subject = ${to} || substr(subject, ${from.length + 1}) WHERE subject = ${from} OR substr(subject, 1, ${from.length + 2}) = ${`${from}//`}`
+            // SQLite measures the name itself: substr counts characters, JS .length counts UTF-16 units.
+            sql`UPDATE events SET subject = ${to} || substr(subject, length(${from}) + 1)
+              WHERE subject = ${from} OR substr(subject, 1, length(${from}) + 2) = ${`${from}//`}`
           ).pipe(Effect.asVoid, Effect.mapError(fail))
         )
     })
