@@ -1,0 +1,83 @@
+// `npm run demo`: runs the real CLI (bin/akm.js) step by step against a
+// temporary workspace and prints each command with its output. It never
+// touches the real home: AKM_CONFIG_DIR / AKM_DATA_DIR / AKM_CACHE_DIR point
+// into a fresh temp dir, removed at the end unless --keep is given.
+//
+// Later features extend the demo by appending to `steps`. A step is
+//   { say: "what this shows", args: ["bundle", "list"], exit?: 0 }
+// `--format text` is added unless the step gives its own --format or sets
+// `plain: true` (for commands without output formats, such as completions).
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+const steps = [
+  { say: "Create the workspace: config.yaml and the three databases", args: ["init"] },
+  { say: "Add the example OKF notes as a bundle named 'notes'", args: ["bundle", "add", "examples/notes", "--name", "notes"] },
+  { say: "Where everything lives", args: ["info"] },
+  { say: "The configured bundles (* marks the default bundle)", args: ["bundle", "list"] },
+  { say: "One bundle in detail", args: ["bundle", "show", "notes"] },
+  { say: "The desired configuration akm wrote", args: ["config", "list"] }
+]
+
+const repo = fileURLToPath(new URL("..", import.meta.url))
+const keep = process.argv.includes("--keep")
+const workspace = mkdtempSync(join(tmpdir(), "akm-demo-"))
+const env = {
+  ...process.env,
+  AKM_CONFIG_DIR: join(workspace, "config"),
+  AKM_DATA_DIR: join(workspace, "data"),
+  AKM_CACHE_DIR: join(workspace, "cache")
+}
+
+// With a handler installed, Ctrl-C stops the running step (the child gets the
+// signal too) and the workspace is still cleaned up below.
+let interrupted = false
+process.on("SIGINT", () => {
+  interrupted = true
+})
+
+const argsFor = (step) => (step.plain === true || step.args.includes("--format") ? step.args : [...step.args, "--format", "text"])
+
+const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
+
+/** Runs one step; returns undefined on success, else why it failed. */
+const run = (step) => {
+  const args = argsFor(step)
+  process.stdout.write(`\n# ${step.say}\n$ akm ${args.map(quote).join(" ")}\n`)
+  const result = spawnSync(process.execPath, [join(repo, "bin", "akm.js"), ...args], { cwd: repo, env, encoding: "utf8" })
+  if (result.stdout) process.stdout.write(result.stdout)
+  if (result.stderr) process.stderr.write(result.stderr)
+  if (result.error !== undefined) return `could not start: ${result.error.message}`
+  if (result.signal !== null) return `stopped by ${result.signal}`
+  const expected = step.exit ?? 0
+  return result.status === expected ? undefined : `exited ${result.status}, expected ${expected}`
+}
+
+process.stdout.write(`akm demo — temporary workspace ${workspace}\n`)
+let failure
+for (const [index, step] of steps.entries()) {
+  const problem = run(step)
+  if (problem !== undefined || interrupted) {
+    failure = `step ${index + 1} (akm ${argsFor(step).join(" ")}) ${problem ?? "was interrupted"}`
+    break
+  }
+}
+
+if (keep) {
+  process.stdout.write(
+    `\nworkspace kept at ${workspace}\nto keep using it:\n` +
+      `  export AKM_CONFIG_DIR=${env.AKM_CONFIG_DIR} AKM_DATA_DIR=${env.AKM_DATA_DIR} AKM_CACHE_DIR=${env.AKM_CACHE_DIR}\n`
+  )
+} else {
+  rmSync(workspace, { recursive: true, force: true })
+}
+
+if (failure !== undefined) {
+  process.stderr.write(`\ndemo failed: ${failure}\n`)
+  process.exitCode = interrupted ? 130 : 1
+} else {
+  process.stdout.write(`\ndemo finished: ${steps.length} steps ran${keep ? "" : "; the temporary workspace was removed"}\n`)
+}
