@@ -8,6 +8,7 @@ import { bundleList } from "../programs/bundle/list.js"
 import { bundleRemove } from "../programs/bundle/remove.js"
 import { bundleShow } from "../programs/bundle/show.js"
 import type { BundleView } from "../programs/bundle/view.js"
+import { UsageError } from "../domain/Errors.js"
 import { sourceLocator } from "../domain/Source.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
@@ -57,7 +58,9 @@ const add = Command.make(
   (o) =>
     runCommand(
       o,
-      bundleAdd({
+      o.writable && o.readOnly
+        ? Effect.fail(new UsageError({ message: "--writable and --read-only contradict each other", hint: "give one of them, or neither to use the source's default" }))
+        : bundleAdd({
         source: o.source,
         name: Option.getOrUndefined(o.name),
         adapter: Option.getOrUndefined(o.adapter),

@@ -10,8 +10,11 @@ const key = Args.text({ name: "key" }).pipe(Args.withDescription("a dotted key s
 
 const valueText = (value: unknown): string => (typeof value === "string" ? value : toYaml(value).trimEnd())
 
+/** Scalars stay on the key's line; lists and maps start on the next. */
+const assignmentText = (value: unknown): string => (value !== null && typeof value === "object" ? `\n${valueText(value).replace(/^/gm, "  ")}` : ` ${valueText(value)}`)
+
 const getView: View<{ key: string; value: unknown }> = { text: (r) => valueText(r.value) }
-const setView: View<{ key: string; value: unknown }> = { text: (r, s) => `${s.green("✓")} ${r.key} = ${valueText(r.value)}` }
+const setView: View<{ key: string; value: unknown }> = { text: (r, s) => `${s.green("✓")} ${r.key} =${assignmentText(r.value)}` }
 const unsetView: View<{ key: string }> = { text: (r, s) => `${s.green("✓")} ${r.key} removed` }
 const listView: View<{ file: string; config: unknown }> = { text: (r) => toYaml(r.config).trimEnd(), md: (r) => `\`${r.file}\`\n\n\`\`\`yaml\n${toYaml(r.config)}\`\`\`` }
 const pathView: View<{ path: string; exists: boolean }> = { text: (r) => r.path }

@@ -5,7 +5,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Fiber, Layer } from "effect"
 import { VERSION } from "../version.js"
 import { reportCause, ExitCode } from "./exitCodes.js"
-import { formatFromArgv } from "./options.js"
+import { formatFromArgv, hoistGlobalOptions } from "./options.js"
 import { renderError, styleFor } from "./render.js"
 import { akmCommand } from "./root.js"
 import { Reported } from "./run.js"
@@ -50,21 +50,31 @@ const cli = Command.run(akmCommand, { name: "akm", version: VERSION })
 /** Runs the CLI on argv and resolves to the process exit code (spec 09 §2). */
 export const runCli = async (argv: ReadonlyArray<string>): Promise<number> => {
   const captured: Array<string> = []
-  const program = cli(["node", "akm", ...argv]).pipe(
+  const program = cli(["node", "akm", ...hoistGlobalOptions(argv)]).pipe(
     Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: true })))
   )
   const fiber = Effect.runFork(program)
-  const interrupt = () => Effect.runFork(Fiber.interrupt(fiber))
-  process.once("SIGINT", interrupt)
-  process.once("SIGTERM", interrupt)
+  let signal: "SIGINT" | "SIGTERM" | undefined
+  const onSigint = () => {
+    signal = "SIGINT"
+    Effect.runFork(Fiber.interrupt(fiber))
+  }
+  const onSigterm = () => {
+    signal = "SIGTERM"
+    Effect.runFork(Fiber.interrupt(fiber))
+  }
+  process.once("SIGINT", onSigint)
+  process.once("SIGTERM", onSigterm)
   const exit = await Effect.runPromise(Fiber.await(fiber))
-  process.off("SIGINT", interrupt)
-  process.off("SIGTERM", interrupt)
+  process.off("SIGINT", onSigint)
+  process.off("SIGTERM", onSigterm)
   if (Exit.isSuccess(exit)) return ExitCode.ok
   const failure = Cause.failureOption(exit.cause)
   if (failure._tag === "Some" && failure.value instanceof Reported) return failure.value.exit
   const format = formatFromArgv(argv, process.stdout.isTTY === true)
-  const report = reportCause(exit.cause)
+  const reported = reportCause(exit.cause)
+  // 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
+  const report = reported.code === "interrupted" && signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
   const isUsage = failure._tag === "Some" && ValidationError.isValidationError(failure.value)
   const detail = stripAnsi(captured.join("\n")).trim()
   const message = isUsage && detail !== "" ? detail : report.message

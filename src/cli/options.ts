@@ -42,3 +42,29 @@ export const formatFromArgv = (argv: ReadonlyArray<string>, stdoutIsTTY: boolean
   }
   return stdoutIsTTY ? "text" : "json"
 }
+
+const VALUE_OPTIONS = new Set(["--format", "--config-dir", "--data-dir", "--cache-dir"])
+const FLAG_OPTIONS = new Set(["--quiet", "-q", "--verbose", "-v"])
+
+/**
+ * `akm --format json info` reads naturally, but @effect/cli only accepts a
+ * leaf's options after its subcommand (spec 00 §4.2): global options written
+ * before the command are moved to the end.
+ */
+export const hoistGlobalOptions = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const leading: Array<string> = []
+  let i = 0
+  while (i < argv.length) {
+    const arg = argv[i]!
+    const name = arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg
+    if (VALUE_OPTIONS.has(name)) {
+      const takesNext = !arg.includes("=")
+      leading.push(...argv.slice(i, i + (takesNext ? 2 : 1)))
+      i += takesNext ? 2 : 1
+    } else if (FLAG_OPTIONS.has(arg)) {
+      leading.push(arg)
+      i++
+    } else break
+  }
+  return leading.length === 0 || i >= argv.length ? argv : [...argv.slice(i), ...leading]
+}

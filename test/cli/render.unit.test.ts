@@ -1,7 +1,7 @@
 import { Option } from "effect"
 import { parse as parseYaml } from "yaml"
 import { describe, expect, it } from "vitest"
-import { formatFromArgv, resolveFormat } from "../../src/cli/options.js"
+import { formatFromArgv, hoistGlobalOptions, resolveFormat } from "../../src/cli/options.js"
 import { renderError, renderResult, styleFor, table, type View } from "../../src/cli/render.js"
 
 const value = { bundles: [{ name: "a" }, { name: "b" }], defaultBundle: "a" }
@@ -69,5 +69,14 @@ describe("colour", () => {
     const s = styleFor(true, {})
     const esc = String.fromCharCode(27)
     expect(table([[s.bold("a"), "1"], ["bbb", "2"]]).split("\n").map((l) => l.split(esc).map((part, i) => (i === 0 ? part : part.replace(/^\[\d+m/, ""))).join(""))).toEqual(["a    1", "bbb  2"])
+  })
+})
+
+describe("global options before the command", () => {
+  it("are moved after it", () => {
+    expect(hoistGlobalOptions(["--format", "json", "info"])).toEqual(["info", "--format", "json"])
+    expect(hoistGlobalOptions(["-q", "--data-dir=/d", "bundle", "list"])).toEqual(["bundle", "list", "-q", "--data-dir=/d"])
+    expect(hoistGlobalOptions(["info", "--format", "json"])).toEqual(["info", "--format", "json"])
+    expect(hoistGlobalOptions(["--format", "json"])).toEqual(["--format", "json"])
   })
 })

@@ -29,7 +29,7 @@ export const makeFilesystemMaterializer = (configDir: string) =>
             bundle,
             source: source.path,
             reason: (cause as NodeJS.ErrnoException).code === "ENOENT" ? "the folder does not exist" : String((cause as Error).message ?? cause),
-            hint: "check the path; relative paths in config.yaml are relative to its folder"
+            hint: "check the path (relative paths on the command line are resolved from the current directory, in config.yaml from its folder)"
           })
       })
     },

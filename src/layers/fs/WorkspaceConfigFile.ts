@@ -105,7 +105,14 @@ const editorFor = (doc: Document): ConfigEditor => ({
   },
   delete: (keyPath) => {
     // deleteIn throws when a parent is missing (or the file is empty); a key that is not there is already unset.
-    if (doc.hasIn(keyPath)) doc.deleteIn(keyPath)
+    if (!doc.hasIn(keyPath)) return
+    doc.deleteIn(keyPath)
+    // Drop parents the deletion left empty, so `unset search.limit` leaves no `search: {}` behind.
+    for (let depth = keyPath.length - 1; depth > 0; depth--) {
+      const parent = doc.getIn(keyPath.slice(0, depth), true)
+      if (!isMap(parent) || parent.items.length > 0) break
+      doc.deleteIn(keyPath.slice(0, depth))
+    }
   }
 })
 
@@ -289,8 +296,18 @@ const isInside = (child: string, parent: string): boolean => {
 export const resolveUserPath = (p: string, base: string): string => expandUserPath(p, base, os.homedir())
 
 /** Paths from AKM_* variables, XDG defaults and CLI overrides (spec 01 §1). */
+/** Relative AKM_* / XDG_* values are made absolute once, so the workspace never follows the current directory. */
+const absoluteEnv = (env: NodeJS.ProcessEnv): Record<string, string | undefined> => {
+  const out: Record<string, string | undefined> = { ...env }
+  for (const name of ["AKM_CONFIG_DIR", "AKM_DATA_DIR", "AKM_CACHE_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"]) {
+    const value = env[name]
+    if (value !== undefined && value !== "") out[name] = path.resolve(value)
+  }
+  return out
+}
+
 export const resolveWorkspacePaths = (overrides: PathOverrides = {}): WorkspacePaths =>
-  workspacePaths(process.env, os.homedir(), path.join, {
+  workspacePaths(absoluteEnv(process.env), os.homedir(), path.join, {
     configDir: overrides.configDir === undefined ? undefined : path.resolve(overrides.configDir),
     dataDir: overrides.dataDir === undefined ? undefined : path.resolve(overrides.dataDir),
     cacheDir: overrides.cacheDir === undefined ? undefined : path.resolve(overrides.cacheDir)

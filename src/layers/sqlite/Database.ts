@@ -4,6 +4,8 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { Effect, Exit, Scope } from "effect"
+import { mkdirSync } from "node:fs"
+import { dirname } from "node:path"
 import { DatabaseTooNew, WorkspaceUnavailable } from "../../domain/Errors.js"
 
 /** Ordered migrations keyed "0001_name" (Migrator.fromRecord survives bundling; fromFileSystem does not). */
@@ -34,6 +36,8 @@ export const openDatabase = (spec: DatabaseSpec): Effect.Effect<SqlClient.SqlCli
         reason: cause instanceof Error ? cause.message : String(cause),
         hint: "check that the directory exists and is writable; run `akm init`"
       })
+    // index.db is disposable and may be opened before `akm init` ran: its folder is created on demand.
+    if (spec.filename !== ":memory:") yield* Effect.try({ try: () => mkdirSync(dirname(spec.filename), { recursive: true, mode: 0o700 }), catch: unavailable })
     const sql = yield* SqliteClient.make({ filename: spec.filename }).pipe(
       Effect.provide(Reactivity.layer),
       // better-sqlite3 throws while opening (missing directory, not a database): the workspace's fault, not a defect.

@@ -45,10 +45,12 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
     onRight: Effect.succeed
   })
   if (input.writable === true && isReadOnlyKind(source.kind)) {
-    return yield* new UsageError({ message: `${source.kind} bundles cannot be writable (R-WS-6)`, hint: "drop --writable; export pages into a writable bundle instead" })
+    return yield* new UsageError({
+      message: `${source.kind} bundles are read-only copies and cannot be writable (R-WS-6)`,
+      hint: source.kind === "website" ? "drop --writable; export pages into a writable bundle instead" : "drop --writable; to change its files, copy them into a writable bundle"
+    })
   }
 
-  yield* workspace.ensureDirs
   const config = yield* workspace.read
   if (config.bundles[name] !== undefined) {
     return yield* new Conflict({ message: `a bundle named '${name}' already exists`, hint: "choose another name with --name, or `akm bundle remove` the old one" })
@@ -57,7 +59,16 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
   yield* progress.update(`materialize ${name}`, 0)
   const materialized = yield* materializer.materialize(name, source)
   yield* progress.done(`materialize ${name}`, "done")
+  // Before any directory is created: workspace state never lands inside a bundle (R-WS-1).
   yield* refuseWorkspaceInside(workspace.paths, name, materialized.root)
+  if (source.kind === "filesystem") {
+    const lock = yield* workspace.readLock
+    const twin = Object.entries(lock.bundles).find(([, entry]) => entry.source.kind === "filesystem" && entry.root === materialized.root)
+    if (twin !== undefined) {
+      return yield* new Conflict({ message: `${materialized.root} is already bundle '${twin[0]}'`, hint: `use the existing bundle, or \`akm bundle remove ${twin[0]}\` first` })
+    }
+  }
+  yield* workspace.ensureDirs
   const adapter = yield* resolveAdapter(adapters, input.adapter, materialized.root)
 
   const entry: BundleConfig = {

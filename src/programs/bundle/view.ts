@@ -36,6 +36,6 @@ export const bundleView = (
   updatedAt: lock?.updatedAt ?? null,
   items,
   diagnostics: { error: 0, warning: 0, info: 0 },
-  ...(lock === undefined ? { stale: { since: "never installed", reason: "the bundle is configured but not in akm.lock; run `akm bundle update`" } } : {}),
+  ...(lock === undefined ? { stale: { since: "never installed", reason: "the bundle is in config.yaml but not installed; remove it and add it again with `akm bundle add`" } } : {}),
   default: defaultBundle === name
 })
