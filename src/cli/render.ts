@@ -36,7 +36,7 @@ export const renderResult = <A>(format: Format, value: A, view: View<A>, style: 
     case "json":
       return `${JSON.stringify(versioned(value), null, 2)}\n`
     case "jsonl": {
-      const rows = view.rows?.(value) ?? [versioned(value)]
+      const rows = view.rows === undefined ? [versioned(value)] : view.rows(value).map(versioned)
       return rows.map((row) => `${JSON.stringify(row)}\n`).join("")
     }
     case "yaml":

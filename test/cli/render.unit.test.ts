@@ -18,7 +18,7 @@ describe("output formats (spec 09 §1)", () => {
   })
   it("jsonl writes one row per line", () => {
     const lines = renderResult("jsonl", value, view, plain).trimEnd().split("\n")
-    expect(lines.map((l) => JSON.parse(l))).toEqual(value.bundles)
+    expect(lines.map((l) => JSON.parse(l))).toEqual(value.bundles.map((b) => ({ schemaVersion: 1, ...b })))
   })
   it("jsonl without rows writes the whole result on one line", () => {
     const out = renderResult("jsonl", { a: 1 }, { text: () => "" }, plain)

@@ -1,4 +1,6 @@
+import { FileSystem } from "@effect/platform/FileSystem"
 import { Effect } from "effect"
+import { posix } from "node:path"
 import { UsageError, WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import type { Adapters } from "../../services/Adapters.js"
@@ -8,18 +10,36 @@ const inside = (child: string, parent: string): boolean => {
   return child === parent || child.startsWith(p)
 }
 
-/** R-WS-1: workspace state never lives under a bundle root. */
+/** The realpath of `path`, resolved through its nearest existing ancestor (workspace dirs may not exist yet). */
+const canonicalPath = (path: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem
+    const parts = posix.resolve(path).split("/")
+    for (let cut = parts.length; cut > 0; cut--) {
+      const head = parts.slice(0, cut).join("/") || "/"
+      const real = yield* fs.realPath(head).pipe(Effect.option)
+      if (real._tag === "Some") return posix.join(real.value, ...parts.slice(cut))
+    }
+    return path
+  })
+
+/**
+ * R-WS-1: workspace state never lives under a bundle root. `root` is a
+ * realpath, so the workspace dirs are compared as realpaths too: a symlinked
+ * temp or data dir cannot slip past.
+ */
 export const refuseWorkspaceInside = (paths: WorkspacePaths, bundle: string, root: string) =>
   Effect.forEach(
     [["data", paths.dataDir], ["cache", paths.cacheDir]] as const,
     ([label, dir]) =>
-      inside(dir, root)
-        ? Effect.fail(new WorkspaceUnavailable({
-          path: dir,
-          reason: `the akm ${label} directory is inside bundle '${bundle}' (${root})`,
-          hint: `choose a bundle folder that does not contain AKM_${label.toUpperCase()}_DIR`
-        }))
-        : Effect.void,
+      Effect.flatMap(canonicalPath(dir), (real) =>
+        inside(real, root) || inside(dir, root)
+          ? Effect.fail(new WorkspaceUnavailable({
+            path: dir,
+            reason: `the akm ${label} directory is inside bundle '${bundle}' (${root})`,
+            hint: `choose a bundle folder that does not contain AKM_${label.toUpperCase()}_DIR`
+          }))
+          : Effect.void),
     { discard: true }
   )
 

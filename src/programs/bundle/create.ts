@@ -1,5 +1,6 @@
 import { FileSystem } from "@effect/platform/FileSystem"
 import { Effect, Either } from "effect"
+import { posix } from "node:path"
 import { Conflict, UsageError, WorkspaceUnavailable } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
 import { validateBundleName } from "../../domain/Ref.js"
@@ -37,13 +38,15 @@ export const bundleCreate = Effect.fn("bundle.create")(function* (input: BundleC
   if (adapter === undefined) {
     return yield* new UsageError({ message: `unknown adapter '${adapterId}'`, hint: `known adapters: ${adapters.list.map((a) => a.id).join(", ")}` })
   }
-  yield* workspace.ensureDirs
   const config = yield* workspace.read
   if (config.bundles[input.name] !== undefined) {
     return yield* new Conflict({ message: `a bundle named '${input.name}' already exists`, hint: "choose another name" })
   }
   const dir = input.dir === undefined ? `${workspace.paths.bundlesDir}/${input.name}` : expandUserPath(input.dir, input.cwd, input.home)
   const failed = (cause: unknown) => new WorkspaceUnavailable({ path: dir, reason: String(cause), hint: "choose a folder you may write to" })
+  // Refuse before anything is created: the workspace never lands inside a bundle (R-WS-1).
+  if (input.dir !== undefined) yield* refuseWorkspaceInside(workspace.paths, input.name, posix.resolve(dir))
+  yield* workspace.ensureDirs
   if (yield* fs.exists(dir).pipe(Effect.mapError(failed))) {
     const entries = yield* fs.readDirectory(dir).pipe(Effect.mapError(failed))
     if (entries.length > 0) {

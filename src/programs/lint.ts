@@ -1,0 +1,179 @@
+import { Effect } from "effect"
+import type { BundleAdapter } from "../domain/Adapter.js"
+import { compareDiagnostics, countBySeverity, type Diagnostic, type Severity } from "../domain/Diagnostic.js"
+import type { FileChange } from "../domain/FileChange.js"
+import { Transaction } from "../services/Transaction.js"
+import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { bundleNotFound } from "./bundle/show.js"
+import { resolveBundle, scanWith } from "./scan.js"
+
+export interface LintInput {
+  /** One bundle; default every configured bundle in config order. */
+  readonly bundle?: string | undefined
+  /** Conformance findings take their rule's strict severity (e.g. okf-nonconformant → error). */
+  readonly strict: boolean
+  readonly fix: boolean
+  /** "warning" also fails on warnings. */
+  readonly failOn: "error" | "warning"
+}
+
+export interface Counts {
+  readonly error: number
+  readonly warning: number
+  readonly info: number
+}
+
+export interface LintDiagnostic {
+  readonly code: string
+  readonly severity: Severity
+  readonly line?: number
+  readonly message: string
+  readonly ref?: string
+  /** `lint --fix` can repair it. */
+  readonly fixable?: true
+}
+
+export interface LintFile {
+  /** Bundle-relative. */
+  readonly path: string
+  readonly diagnostics: ReadonlyArray<LintDiagnostic>
+}
+
+export interface LintFix {
+  /** Diagnostics that carried a fix. */
+  readonly available: number
+  /** Diagnostics whose fix was written. */
+  readonly applied: number
+  /** Why nothing (or not everything) was applied. */
+  readonly note?: string
+}
+
+export interface LintBundle {
+  readonly bundle: string
+  readonly adapter: string
+  readonly root: string
+  readonly items: number
+  readonly counts: Counts
+  readonly files: ReadonlyArray<LintFile>
+  /** Present with --fix. */
+  readonly fix?: LintFix
+}
+
+/** The result of `akm lint` (documented in docs/cli.md). */
+export interface LintResult {
+  readonly bundles: ReadonlyArray<LintBundle>
+  readonly counts: Counts
+  /** False when an error remains (or a warning with failOn "warning"): the command exits 1. */
+  readonly ok: boolean
+}
+
+/** Under --strict a rule's strictSeverity replaces its severity (spec 03 §1). */
+export const applyStrict = (adapter: BundleAdapter, diagnostics: ReadonlyArray<Diagnostic>): ReadonlyArray<Diagnostic> => {
+  const strict = new Map(adapter.rules.flatMap((rule) => (rule.strictSeverity === undefined ? [] : [[rule.code, rule.strictSeverity] as const])))
+  return diagnostics.map((d) => {
+    const severity = strict.get(d.code)
+    return severity === undefined || severity === d.severity ? d : { ...d, severity }
+  }).sort(compareDiagnostics)
+}
+
+/** Groups diagnostics by file, keeping their (already sorted) order. */
+export const groupByFile = (diagnostics: ReadonlyArray<Diagnostic>): ReadonlyArray<LintFile> => {
+  const files = new Map<string, Array<LintDiagnostic>>()
+  for (const d of diagnostics) {
+    const list = files.get(d.path) ?? []
+    list.push({
+      code: d.code,
+      severity: d.severity,
+      ...(d.line === undefined ? {} : { line: d.line }),
+      message: d.message,
+      ...(d.ref === undefined ? {} : { ref: d.ref }),
+      ...(d.fix === undefined || d.fix.length === 0 ? {} : { fixable: true as const })
+    })
+    files.set(d.path, list)
+  }
+  return [...files].map(([p, list]) => ({ path: p, diagnostics: list }))
+}
+
+/**
+ * The fixes to write in one set: each diagnostic's changes, skipping a fix
+ * that touches a path an earlier fix already changes (its before-hash would be
+ * stale; the next `lint --fix` picks it up).
+ */
+export const collectFixes = (bundle: string, diagnostics: ReadonlyArray<Diagnostic>): { readonly changes: ReadonlyArray<FileChange>; readonly fixes: number; readonly available: number } => {
+  const changes: Array<FileChange> = []
+  const touched = new Set<string>()
+  let fixes = 0
+  let available = 0
+  for (const d of diagnostics) {
+    if (d.fix === undefined || d.fix.length === 0) continue
+    available++
+    if (d.fix.some((c) => c.bundle !== bundle || touched.has(c.path))) continue
+    for (const c of d.fix) {
+      touched.add(c.path)
+      changes.push(c)
+    }
+    fixes++
+  }
+  return { changes, fixes, available }
+}
+
+const sumCounts = (all: ReadonlyArray<Counts>): Counts =>
+  all.reduce((a, b) => ({ error: a.error + b.error, warning: a.warning + b.warning, info: a.info + b.info }), { error: 0, warning: 0, info: 0 })
+
+/**
+ * `akm lint`: scans each bundle (never writing, R-AD-7) and reports its
+ * diagnostics grouped by file. With --fix, every diagnostic's fix is applied
+ * in one change set through the Transaction service, then the bundle is
+ * scanned again so the report shows what remains.
+ */
+export const lint = Effect.fn("lint")(function* (input: LintInput) {
+  const workspace = yield* WorkspaceConfig
+  const config = yield* workspace.read
+  const names = Object.keys(config.bundles)
+  if (input.bundle !== undefined && !names.includes(input.bundle)) return yield* bundleNotFound(input.bundle, names)
+  const selected = input.bundle === undefined ? names : [input.bundle]
+
+  const bundles: Array<LintBundle> = []
+  for (const name of selected) {
+    const { info, adapter } = yield* resolveBundle(name)
+    let scan = yield* scanWith(info, adapter)
+    let fix: LintFix | undefined
+    if (input.fix) {
+      const collected = collectFixes(name, scan.diagnostics)
+      if (collected.available === 0) fix = { available: 0, applied: 0 }
+      else if (!info.writable || !adapter.writable) {
+        fix = {
+          available: collected.available,
+          applied: 0,
+          note: !info.writable
+            ? `bundle '${name}' is read-only; fixes cannot be applied`
+            : `the ${adapter.id} adapter has no authoring path; fixes cannot be applied`
+        }
+      } else {
+        yield* (yield* Transaction).apply(collected.changes, { root: info.root })
+        scan = yield* scanWith(info, adapter)
+        fix = {
+          available: collected.available,
+          applied: collected.fixes,
+          ...(collected.fixes < collected.available ? { note: "some fixes touch the same file; run `akm lint --fix` again to apply the rest" } : {})
+        }
+      }
+    }
+    const diagnostics = input.strict ? applyStrict(adapter, scan.diagnostics) : scan.diagnostics
+    bundles.push({
+      bundle: name,
+      adapter: adapter.id,
+      root: info.root,
+      items: scan.documents.length,
+      counts: countBySeverity(diagnostics),
+      files: groupByFile(diagnostics),
+      ...(fix === undefined ? {} : { fix })
+    })
+  }
+  const counts = sumCounts(bundles.map((b) => b.counts))
+  return {
+    bundles,
+    counts,
+    ok: counts.error === 0 && (input.failOn === "error" || counts.warning === 0)
+  } satisfies LintResult as LintResult
+})
