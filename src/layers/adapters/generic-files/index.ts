@@ -1,0 +1,28 @@
+import { Effect } from "effect"
+import type { AdapterRule, BundleAdapter } from "../../../domain/Adapter.js"
+import { ruleBook } from "../okf/ruleBook.js"
+import { planFiles } from "./plan.js"
+import { projectFile } from "./project.js"
+import { genericFilesRules } from "./rules.js"
+
+/**
+ * The fallback adapter (spec 03 "generic-files"): any folder, read-only.
+ * Markdown and text are documents, scripts are scripts, the rest are files.
+ * Its probe never matches: the registry picks it when nothing else does
+ * (spec 03 §1.2) or when a bundle's config names it.
+ */
+export const makeGenericFilesAdapter = (rules: ReadonlyArray<AdapterRule>): BundleAdapter => {
+  const book = ruleBook(rules)
+  return {
+    id: "generic-files",
+    version: "1",
+    writable: false,
+    description: "Any folder, read-only: markdown and text documents, scripts described by their leading comments, other files by name",
+    rules,
+    probe: () => Effect.succeed(false),
+    plan: planFiles(book),
+    project: projectFile(book)
+  }
+}
+
+export const genericFilesAdapter: BundleAdapter = makeGenericFilesAdapter(genericFilesRules)

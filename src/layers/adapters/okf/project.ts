@@ -1,0 +1,81 @@
+import { Effect } from "effect"
+import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
+import type { Diagnostic } from "../../../domain/Diagnostic.js"
+import { parseFrontmatter, stringField, stringListField } from "../core/Frontmatter.js"
+import { scanMarkdown } from "../core/Markdown.js"
+import { makeProjection, nameFromFile } from "../core/Projection.js"
+import { resolveLink } from "./links.js"
+import { readProvenance } from "./provenance.js"
+import type { RuleBook } from "./ruleBook.js"
+
+/** The type of a concept that has none (spec 03: OKF is the lenient markdown baseline). */
+export const DEFAULT_TYPE = "knowledge"
+
+const ATTESTED_COMPUTATION = "attested computation"
+
+/** The concept's `type` when it is a usable label: a non-empty string (or a number, written unquoted). */
+const typeOf = (data: Readonly<Record<string, unknown>> | undefined): string | undefined =>
+  typeof data?.type === "string" || typeof data?.type === "number" ? stringField(data, "type") : undefined
+
+/**
+ * One concept → its projection (spec 03 "okf"): `type` verbatim, name from
+ * `title` else the file name, body links to other concepts as concept ids,
+ * provenance and lifecycle into `status`/`staleAfter`/`updated`/`extra`.
+ */
+export const projectConcept = (book: RuleBook) => (item: ItemPlan, ctx: ValidateContext): Effect.Effect<ProjectResult, FileUnreadable> =>
+  Effect.gen(function* () {
+    const path = item.files[0]!
+    const frontmatter = parseFrontmatter(yield* ctx.readText(path))
+    const data = frontmatter.data
+    const diagnostics: Array<Diagnostic> = []
+
+    const type = typeOf(data)
+    if (frontmatter.error !== undefined) {
+      diagnostics.push(...book.diagnostic("invalid-frontmatter", { path, message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line }))
+    } else if (!frontmatter.present) {
+      diagnostics.push(...book.diagnostic("okf-nonconformant", { path, message: "the concept has no frontmatter block; OKF requires one with a non-empty `type`", line: 1 }))
+    } else if (type === undefined) {
+      const line = frontmatter.keyLines.type ?? 1
+      const message = data?.type === undefined ? "the frontmatter has no `type`; OKF requires a non-empty one" : "`type` is empty or not a string; OKF requires a non-empty one"
+      diagnostics.push(...book.diagnostic("okf-nonconformant", { path, message, line }))
+    }
+    if (type === undefined && frontmatter.error === undefined) {
+      diagnostics.push(...book.diagnostic("missing-type", { path, message: `no \`type\`; indexed as \`${DEFAULT_TYPE}\``, line: frontmatter.keyLines.type ?? 1 }))
+    }
+    if (type !== undefined && type.toLowerCase() === ATTESTED_COMPUTATION && stringField(data, "runtime") === undefined) {
+      diagnostics.push(...book.diagnostic("missing-runtime", { path, message: "an Attested Computation needs a `runtime` (OKF §10.2)", line: frontmatter.keyLines.type }))
+    }
+
+    const provenance = readProvenance(data ?? {}, frontmatter.keyLines)
+    for (const problem of provenance.problems) diagnostics.push(...book.diagnostic("invalid-provenance", { path, message: problem.message, line: problem.line }))
+
+    const scan = scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1)
+    const links: Array<string> = []
+    for (const link of scan.links) {
+      const target = resolveLink(path, link.target)
+      if (target.kind === "concept") links.push(target.conceptId)
+      else if (target.kind === "outside") diagnostics.push(...book.diagnostic("dangling-link", { path, message: `link to ${link.target} leaves the bundle`, line: link.line }))
+    }
+
+    const resource = stringField(data, "resource")
+    const runtime = stringField(data, "runtime")
+    const projection = makeProjection(
+      {
+        type: type ?? DEFAULT_TYPE,
+        name: stringField(data, "title") ?? nameFromFile(path),
+        description: stringField(data, "description"),
+        tags: stringListField(data, "tags"),
+        hints: [...(resource === undefined ? [] : [resource]), ...provenance.sourceTitles, ...(runtime === undefined ? [] : [runtime])],
+        outline: scan.headings,
+        content: scan.text,
+        links
+      },
+      {
+        status: provenance.status,
+        ...(provenance.staleAfter === undefined ? {} : { staleAfter: provenance.staleAfter }),
+        ...(provenance.updated === undefined ? {} : { updated: provenance.updated }),
+        extra: { ...(resource === undefined ? {} : { resource }), ...provenance.fields }
+      }
+    )
+    return { projection, diagnostics }
+  })

@@ -1,0 +1,54 @@
+import { Effect } from "effect"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import type { FileChange } from "../../../domain/FileChange.js"
+import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
+import { basenameOf } from "./paths.js"
+import type { RuleBook } from "./ruleBook.js"
+import { skillFileIn } from "./skillDirectory.js"
+import { checkSkillMd } from "./SkillMd.js"
+
+/**
+ * Writing a new skill (`<dir>/SKILL.md`) or a new reference file inside one.
+ * The rendered SKILL.md is checked with the same codec and rule table that
+ * scanning uses, so anything the validator calls an error is refused here.
+ */
+
+const exists = (ctx: ValidateContext, path: string): boolean => ctx.exists(path) || ctx.files.some((f) => f.path.startsWith(`${path}/`))
+
+/** The body as given, or a title heading when it is empty. */
+const bodyOf = (request: CreateRequest): string => (request.body.trim() === "" ? `# ${request.title}\n` : request.body)
+
+export const createSkill = (request: CreateRequest, ctx: ValidateContext, skillDir: string, book: RuleBook): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
+  Effect.gen(function* () {
+    if (exists(ctx, skillDir)) {
+      return yield* Effect.fail(new AuthoringRefused(`${skillDir} already exists`, "choose another name, or change the existing skill through a proposal"))
+    }
+    const name = basenameOf(skillDir)
+    const { name: _name, description: _description, ...extra } = request.fields ?? {}
+    const path = `${skillDir}/SKILL.md`
+    const after = renderWithFrontmatter({ name, description: request.description, ...extra }, bodyOf(request))
+    const errors = checkSkillMd({ path, dirName: name, text: after, book }).diagnostics.filter((d) => d.severity === "error")
+    if (errors.length > 0) {
+      const rule = book.rules.find((r) => r.code === errors[0]!.code)
+      return yield* Effect.fail(new AuthoringRefused(`the new SKILL.md would not be valid: ${errors.map((d) => `${d.message} (${d.code})`).join("; ")}`, rule?.guidance ?? "fix the frontmatter"))
+    }
+    return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
+  })
+
+/** A markdown reference file inside an existing skill: `<skillDir>/<inner>.md`. */
+export const createReference = (request: CreateRequest, ctx: ValidateContext, skillDir: string, inner: string): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
+  Effect.gen(function* () {
+    if (skillFileIn(skillDir, ctx.exists) === undefined) {
+      return yield* Effect.fail(new AuthoringRefused(`there is no skill at ${skillDir}`, "create the skill first, then its reference files"))
+    }
+    if (inner === "" || inner.split("/").some((s) => s === "" || s === "." || s === "..")) {
+      return yield* Effect.fail(new AuthoringRefused(`'${inner}' is not a path inside the skill`, "name the reference like references/<name>"))
+    }
+    const path = `${skillDir}/${inner}.md`
+    if (/^skill\.md$/i.test(`${inner}.md`)) return yield* Effect.fail(new AuthoringRefused(`${path} is the skill's own file`, "name the reference like references/<name>"))
+    if (exists(ctx, path)) return yield* Effect.fail(new AuthoringRefused(`${path} already exists`, "choose another name, or change the file through a proposal"))
+    // Reference files are plain markdown: the title and description lead the body.
+    const lead = request.body.trimStart().startsWith("#") ? "" : `# ${request.title}\n\n${request.description === undefined ? "" : `${request.description}\n\n`}`
+    const after = `${lead}${request.body.trim()}\n`
+    return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
+  })

@@ -1,0 +1,173 @@
+import { Effect } from "effect"
+import type { FileMeta, FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
+import type { Diagnostic } from "../../../domain/Diagnostic.js"
+import { headingSlug } from "../../../domain/Ref.js"
+import { parseFrontmatter, stringField } from "../core/Frontmatter.js"
+import { scanMarkdown } from "../core/Markdown.js"
+import { makeProjection, metadataHints, nameFromFile, uniqueSorted } from "../core/Projection.js"
+import { bundleFiles, danglingDiagnostics, resolvedLinks, skillFileReferences } from "./fileReferences.js"
+import { inlineSpans } from "./inlineSpans.js"
+import { shortParagraph } from "./markdownFile.js"
+import { basenameOf, isMarkdownPath, withoutMarkdownExtension } from "./paths.js"
+import type { RuleBook } from "./ruleBook.js"
+import { checkSkillMd } from "./SkillMd.js"
+
+/**
+ * Skill directories as items (spec 03 "agent-skills"): the directory is the
+ * item (concept id = its path), SKILL.md its primary file; every other
+ * markdown file inside it is an item of its own (type `reference`, concept id
+ * = the skill's id + its path without `.md`), linked both ways; other files
+ * (scripts, assets) appear only in the skill's outline. Used by every adapter
+ * whose bundles hold skills, each with its own parent directories and table.
+ */
+
+/** Where skill directories live: their parent directories, "" = the bundle root. */
+export type SkillParents = ReadonlyArray<string>
+
+export const SKILL_KIND = "skill"
+export const REFERENCE_KIND = "reference"
+
+/** The skill directory holding `path`, or undefined when `path` is not inside one. */
+export const skillDirOf = (path: string, parents: SkillParents): string | undefined => {
+  for (const parent of [...parents].sort((a, b) => b.length - a.length)) {
+    const prefix = parent === "" ? "" : `${parent}/`
+    if (!path.startsWith(prefix)) continue
+    const rest = path.slice(prefix.length)
+    const slash = rest.indexOf("/")
+    if (slash <= 0) return undefined
+    const name = rest.slice(0, slash)
+    if (name.startsWith(".")) return undefined
+    return `${prefix}${name}`
+  }
+  return undefined
+}
+
+/** SKILL.md, or the lowercase skill.md skills-ref accepts when SKILL.md is absent. */
+export const skillFileIn = (skillDir: string, has: (path: string) => boolean): string | undefined =>
+  [`${skillDir}/SKILL.md`, `${skillDir}/skill.md`].find(has)
+
+export interface SkillPlan {
+  readonly items: ReadonlyArray<ItemPlan>
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** Paths that belong to skill directories (indexed or not), so the adapter does not plan them again. */
+  readonly claimed: ReadonlySet<string>
+}
+
+export const planSkills = (files: ReadonlyArray<FileMeta>, parents: SkillParents, book: RuleBook): SkillPlan => {
+  const groups = new Map<string, Array<string>>()
+  for (const { path } of files) {
+    const skillDir = skillDirOf(path, parents)
+    if (skillDir === undefined) continue
+    const group = groups.get(skillDir) ?? []
+    group.push(path)
+    groups.set(skillDir, group)
+  }
+  const items: Array<ItemPlan> = []
+  const diagnostics: Array<Diagnostic> = []
+  const claimed = new Set<string>()
+  for (const [skillDir, paths] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    paths.sort()
+    for (const path of paths) claimed.add(path)
+    const present = new Set(paths)
+    const skillFile = skillFileIn(skillDir, (p) => present.has(p))
+    if (skillFile === undefined) {
+      diagnostics.push(...book.report("missing-skill-md", skillDir, `directory ${skillDir} has files but no SKILL.md, so it is not a skill and is not indexed`))
+      continue
+    }
+    items.push({ conceptId: skillDir, files: [skillFile, ...paths.filter((p) => p !== skillFile)], kind: SKILL_KIND })
+    for (const path of paths) {
+      if (path !== skillFile && isMarkdownPath(path)) items.push({ conceptId: withoutMarkdownExtension(path), files: [path], kind: REFERENCE_KIND })
+    }
+  }
+  return { items, diagnostics, claimed }
+}
+
+/** skills-ref's path-level checks for one directory claimed to be a skill: it exists, is a directory, holds SKILL.md. */
+export const skillDirectoryProblem = (dir: string, ctx: Pick<ValidateContext, "files" | "exists">): string | undefined => {
+  if (ctx.exists(dir) && !ctx.files.some((f) => f.path.startsWith(`${dir}/`))) return `${dir} is a file, not a skill directory`
+  if (!ctx.files.some((f) => f.path.startsWith(`${dir}/`))) return `${dir} does not exist or is empty`
+  return skillFileIn(dir, ctx.exists) === undefined ? `${dir} has no SKILL.md` : undefined
+}
+
+export interface SkillProjectOptions {
+  readonly book: RuleBook
+  readonly parents: SkillParents
+}
+
+/** A skill: SKILL.md through the codec, its body, its files in the outline, links to its references. */
+export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<ProjectResult, FileUnreadable> =>
+  Effect.gen(function* () {
+    const skillFile = item.files[0]!
+    const skillDir = item.conceptId
+    const text = yield* ctx.readText(skillFile)
+    const check = checkSkillMd({ path: skillFile, dirName: basenameOf(skillDir), text, book: options.book, bundle: ctx.bundle.name })
+    const lineOffset = check.skill.bodyLine - 1
+    const scan = scanMarkdown(check.skill.body, lineOffset)
+    const others = item.files.slice(1)
+    const references = skillFileReferences({
+      docPath: skillFile,
+      skillDir,
+      links: scan.links,
+      codeSpans: inlineSpans(check.skill.body, lineOffset).code,
+      files: bundleFiles(ctx),
+      skillFiles: others
+    })
+    const resources = others.map((path) => ({ path: path.slice(skillDir.length + 1), kind: isMarkdownPath(path) ? REFERENCE_KIND : "file" }))
+    const props = check.properties
+    const projection = makeProjection(
+      {
+        type: "skill",
+        name: props.name ?? basenameOf(skillDir),
+        description: props.description,
+        hints: metadataHints(check.skill.fields, ["when_to_use", "argument-hint", "compatibility", "allowed-tools"]),
+        outline: [...scan.headings, ...resources.map((r) => ({ depth: 0, text: r.path, slug: headingSlug(r.path) }))],
+        content: scan.text,
+        links: uniqueSorted([...resolvedLinks(references), ...others.filter(isMarkdownPath).map(withoutMarkdownExtension)])
+      },
+      {
+        extra: {
+          skillFile,
+          ...(props.license === undefined ? {} : { license: props.license }),
+          ...(props.compatibility === undefined ? {} : { compatibility: props.compatibility }),
+          ...(props.allowedTools === undefined ? {} : { allowedTools: props.allowedTools }),
+          ...(props.metadata === undefined ? {} : { metadata: props.metadata }),
+          resources
+        }
+      }
+    )
+    return { projection, diagnostics: [...check.diagnostics, ...danglingDiagnostics(options.book, skillFile, references)] }
+  })
+
+/** A markdown file inside a skill: its own item, type `reference`, linked to its skill. */
+export const projectReference = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<ProjectResult, FileUnreadable> =>
+  Effect.gen(function* () {
+    const path = item.files[0]!
+    const skillDir = skillDirOf(path, options.parents) ?? path
+    const text = yield* ctx.readText(path)
+    const fm = parseFrontmatter(text)
+    const diagnostics: Array<Diagnostic> = []
+    if (fm.error !== undefined) diagnostics.push(...options.book.report("invalid-frontmatter", path, `invalid frontmatter: ${fm.error.message}`, { line: fm.error.line }))
+    const lineOffset = fm.bodyLine - 1
+    const scan = scanMarkdown(fm.body, lineOffset)
+    const references = skillFileReferences({
+      docPath: path,
+      skillDir,
+      links: scan.links,
+      codeSpans: inlineSpans(fm.body, lineOffset).code,
+      files: bundleFiles(ctx),
+      skillFiles: ctx.files.map((f) => f.path).filter((p) => p.startsWith(`${skillDir}/`))
+    })
+    diagnostics.push(...danglingDiagnostics(options.book, path, references))
+    const projection = makeProjection(
+      {
+        type: REFERENCE_KIND,
+        name: stringField(fm.data, "title") ?? stringField(fm.data, "name") ?? scan.title ?? nameFromFile(path),
+        description: stringField(fm.data, "description") ?? shortParagraph(scan.firstParagraph),
+        outline: scan.headings,
+        content: scan.text,
+        links: uniqueSorted([skillDir, ...resolvedLinks(references).filter((id) => id !== item.conceptId)])
+      },
+      { extra: { skill: skillDir } }
+    )
+    return { projection, diagnostics }
+  })

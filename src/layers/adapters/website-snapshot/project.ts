@@ -1,0 +1,93 @@
+import { Effect, Option } from "effect"
+import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
+import type { Diagnostic } from "../../../domain/Diagnostic.js"
+import { parseFrontmatter, stringField } from "../core/Frontmatter.js"
+import { scanMarkdown } from "../core/Markdown.js"
+import { makeProjection, nameFromFile } from "../core/Projection.js"
+import { resolveLink } from "../okf/links.js"
+import { sha256, type RuleBook } from "../okf/ruleBook.js"
+import { MANIFEST_PATH, readManifest, type SnapshotManifest } from "./manifest.js"
+
+const withoutFragment = (url: string): string => url.replace(/#.*$/s, "")
+
+/** A body link → the concept id of the snapshot page it points at, by relative path or by a crawled URL. */
+const linkedPage = (path: string, target: string, manifest: SnapshotManifest | undefined, urls: ReadonlyMap<string, string>): string | undefined => {
+  const resolved = resolveLink(path, target, () => false)
+  if (resolved.kind === "concept") return resolved.conceptId
+  if (resolved.kind === "external" && manifest !== undefined) {
+    const page = urls.get(withoutFragment(target))
+    if (page !== undefined) return page.slice(0, -3)
+  }
+  return undefined
+}
+
+const urlIndex = new WeakMap<SnapshotManifest, ReadonlyMap<string, string>>()
+
+/** Page URL (requested and final) → page path. */
+const urlsOf = (manifest: SnapshotManifest | undefined): ReadonlyMap<string, string> => {
+  if (manifest === undefined) return new Map()
+  const cached = urlIndex.get(manifest)
+  if (cached !== undefined) return cached
+  const urls = new Map<string, string>()
+  for (const page of manifest.pages) {
+    for (const url of [page.url, page.finalUrl]) if (url !== undefined && !urls.has(withoutFragment(url))) urls.set(withoutFragment(url), page.path)
+  }
+  urlIndex.set(manifest, urls)
+  return urls
+}
+
+/**
+ * One crawled page → its projection (spec 03 "website-snapshot"): name = the
+ * manifest title, description = first paragraph, content = body, type
+ * `website`, the source URL and fetch time in hints and `extra`.
+ */
+export const projectPage = (book: RuleBook) => (item: ItemPlan, ctx: ValidateContext): Effect.Effect<ProjectResult, FileUnreadable> =>
+  Effect.gen(function* () {
+    const path = item.files[0]!
+    const source = yield* ctx.readText(path)
+    const manifestText = yield* Effect.option(ctx.readText(MANIFEST_PATH))
+    const manifest = Option.isSome(manifestText) ? readManifest(manifestText.value).manifest : undefined
+    const page = manifest?.byPath.get(path)
+    const diagnostics: Array<Diagnostic> = []
+    if (manifest !== undefined && page === undefined) {
+      diagnostics.push(...book.diagnostic("unlisted-page", { path, message: "the manifest does not list this page; indexed without a source URL" }))
+    }
+    if (page?.contentHash !== undefined) {
+      const expected = page.contentHash.replace(/^sha256[:-]/i, "").toLowerCase()
+      if (expected !== sha256(source)) diagnostics.push(...book.diagnostic("content-hash-mismatch", { path, message: "the page no longer matches the contentHash recorded when it was fetched" }))
+    }
+
+    const frontmatter = parseFrontmatter(source)
+    if (frontmatter.error !== undefined) {
+      diagnostics.push(...book.diagnostic("invalid-frontmatter", { path, message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line }))
+    }
+    const scan = scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1)
+    const urls = urlsOf(manifest)
+    const links = scan.links.map((link) => linkedPage(path, link.target, manifest, urls)).filter((id): id is string => id !== undefined && id !== item.conceptId)
+    const fetchedAt = page?.fetchedAt ?? manifest?.fetchedAt
+    const provenance = page === undefined ? {} : {
+      sourceUrl: page.url,
+      ...(page.finalUrl === undefined ? {} : { finalUrl: page.finalUrl }),
+      ...(fetchedAt === undefined ? {} : { fetchedAt }),
+      ...(page.contentHash === undefined ? {} : { contentHash: page.contentHash }),
+      ...(page.etag === undefined ? {} : { etag: page.etag }),
+      ...(page.lastModified === undefined ? {} : { lastModified: page.lastModified }),
+      ...(manifest?.revision === undefined ? {} : { revision: manifest.revision })
+    }
+    const projection = makeProjection(
+      {
+        type: "website",
+        name: page?.title ?? stringField(frontmatter.data, "title") ?? scan.title ?? nameFromFile(path),
+        description: stringField(frontmatter.data, "description") ?? scan.firstParagraph,
+        hints: page === undefined ? [] : [page.url],
+        outline: scan.headings,
+        content: scan.text,
+        links
+      },
+      {
+        ...(page !== undefined && fetchedAt !== undefined ? { updated: fetchedAt } : {}),
+        ...(page === undefined ? {} : { extra: provenance })
+      }
+    )
+    return { projection, diagnostics }
+  })
