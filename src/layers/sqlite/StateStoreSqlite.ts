@@ -1,14 +1,15 @@
 import { Effect, Layer } from "effect"
 import { StateStore, type DatabaseStatus, type StateStoreError } from "../../services/StateStore.js"
-import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { immediateTransaction } from "./Database.js"
-import { lazyDatabase, sqlFailure } from "./LazyDatabase.js"
-import { stateMigrations } from "./migrations.js"
+import { sqlFailure } from "./LazyDatabase.js"
+import { makeStateDb, StateDb } from "./StateDb.js"
 import { databaseStatus } from "./status.js"
 
-export const makeStateStore = (filename: string) =>
-  Effect.gen(function* () {
-    const db = yield* lazyDatabase({ filename, migrations: stateMigrations })
+/** StateStore over the shared state.db connection. */
+export const stateStoreFrom = (stateDb: StateDb["Type"]) =>
+  Effect.sync(() => {
+    const db = stateDb.client
+    const filename = stateDb.filename
     const fail = sqlFailure(filename)
 
     const init: Effect.Effect<DatabaseStatus, StateStoreError> = Effect.flatMap(db, (sql) => databaseStatus(sql, filename).pipe(Effect.mapError(fail)))
@@ -44,10 +45,11 @@ export const makeStateStore = (filename: string) =>
     })
   })
 
-export const StateStoreSqlite = Layer.scoped(
-  StateStore,
-  Effect.flatMap(WorkspaceConfig, (workspace) => makeStateStore(workspace.paths.stateDb))
-)
+/** A StateStore with its own state.db connection (tests, tools). */
+export const makeStateStore = (filename: string) => Effect.flatMap(makeStateDb(filename), stateStoreFrom)
+
+/** Needs StateDb (StateDbLive in AkmLive). */
+export const StateStoreSqlite = Layer.effect(StateStore, Effect.flatMap(StateDb, stateStoreFrom))
 
 /** state.db in memory, for tests. */
 export const StateStoreMemory = Layer.scoped(StateStore, makeStateStore(":memory:"))
