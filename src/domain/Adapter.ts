@@ -143,6 +143,7 @@ export interface BundleAdapter {
   readonly project: (item: ItemPlan, ctx: ValidateContext) => Effect.Effect<ProjectResult, FileUnreadable>
   /** Whole-bundle rules (links, collisions, reserved names, conventions) over the projected items. */
   readonly lintBundle?: (ctx: ValidateContext, items: ReadonlyArray<{ readonly plan: ItemPlan; readonly projection: Projection }>) => Effect.Effect<ReadonlyArray<Diagnostic>>
-  readonly authoringContext?: (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate") => Effect.Effect<AuthoringContext>
+  /** `ctx` gives access to guidance files the format keeps in the bundle (a wiki's schema.md). */
+  readonly authoringContext?: (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate", ctx?: ValidateContext) => Effect.Effect<AuthoringContext>
   readonly create?: (request: CreateRequest, ctx: ValidateContext) => Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused>
 }
