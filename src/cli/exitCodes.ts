@@ -9,7 +9,8 @@ export const ExitCode = {
   attention: 4,
   internal: 70,
   config: 78,
-  interrupted: 130
+  interrupted: 130,
+  terminated: 143
 } as const
 
 export interface ErrorReport {
@@ -35,6 +36,7 @@ const table: Record<string, { readonly exit: number; readonly code: string }> = 
   RefNotFound: { exit: ExitCode.failure, code: "not_found" },
   Conflict: { exit: ExitCode.failure, code: "conflict" },
   MaterializeFailed: { exit: ExitCode.failure, code: "materialize_failed" },
+  TransactionRefused: { exit: ExitCode.failure, code: "transaction_refused" },
   ConfigInvalid: { exit: ExitCode.config, code: "config" },
   DatabaseTooNew: { exit: ExitCode.config, code: "database_too_new" },
   WorkspaceUnavailable: { exit: ExitCode.config, code: "workspace_unavailable" }

@@ -5,6 +5,7 @@ import { bundleCommand } from "./bundle.js"
 import { configCommand } from "./config.js"
 import { infoCommand } from "./info.js"
 import { initCommand } from "./init.js"
+import { lintCommand } from "./lint.js"
 
 // The completions command describes the tree it belongs to; the reference is filled in below.
 const tree: { current?: Command.Command<"akm", never, unknown, unknown> } = {}
@@ -26,7 +27,7 @@ const completionsCommand = Command.make(
 /** The command tree: every command of this release. */
 export const akmCommand = Command.make("akm").pipe(
   Command.withDescription("akm — a local-first agent knowledge workspace. Start with: akm init, then akm bundle add <folder>."),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, completionsCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, completionsCommand])
 )
 
 tree.current = akmCommand as unknown as Command.Command<"akm", never, unknown, unknown>

@@ -2,11 +2,15 @@ import { Effect, Option } from "effect"
 import * as os from "node:os"
 import { makeAkmLive } from "../layers/AkmLive.js"
 import type { Adapters } from "../services/Adapters.js"
+import type { BundleFiles } from "../services/BundleFiles.js"
 import type { IndexStore } from "../services/IndexStore.js"
 import type { LogStore } from "../services/LogStore.js"
 import type { Materializer } from "../services/Materializer.js"
 import type { Progress } from "../services/Progress.js"
 import type { StateStore } from "../services/StateStore.js"
+import type { Tokenizer } from "../services/Tokenizer.js"
+import type { Transaction } from "../services/Transaction.js"
+import type { UsageLog } from "../services/UsageLog.js"
 import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import { reportError } from "./exitCodes.js"
@@ -14,7 +18,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | Progress | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | BundleFiles | Transaction | UsageLog | Tokenizer | Progress | FileSystem
 
 /** The command already printed its error; main only sets the exit code. */
 export class Reported {

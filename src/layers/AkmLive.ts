@@ -1,13 +1,18 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Layer } from "effect"
 import type { PathOverrides } from "../domain/Paths.js"
-import { AdaptersPlaceholder } from "./fs/AdaptersPlaceholder.js"
+import { AdaptersBuiltIn } from "./adapters/registry.js"
+import { BundleFilesNode } from "./fs/BundleFilesNode.js"
 import { MaterializerLive } from "./fs/MaterializerFilesystem.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
+import { TransactionDirect } from "./fs/TransactionDirect.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
+import { StateDbLive } from "./sqlite/StateDb.js"
 import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
+import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
+import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -19,7 +24,9 @@ export interface AkmLiveOptions extends PathOverrides {
  * Layer.provide / Layer.merge.
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
-  Layer.mergeAll(StateStoreSqlite, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, AdaptersPlaceholder, ProgressStderr(options.quiet ?? false)).pipe(
+  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, AdaptersBuiltIn, TransactionDirect, ProgressStderr(options.quiet ?? false)).pipe(
+    Layer.provideMerge(BundleFilesNode),
+    Layer.provideMerge(StateDbLive),
     Layer.provideMerge(WorkspaceConfigLive(options)),
     Layer.provideMerge(NodeContext.layer)
   )

@@ -90,6 +90,14 @@ describe("BundleFilesNode.walk", () => {
     expect(result.diagnostics.find((d) => d.code === "symlink-escape")?.severity).toBe("warning")
   })
 
+  it("does not report links that .gitignore excludes", () => {
+    const outside = tree({ "secret.md": "secret" })
+    const root = tree({ ".gitignore": "vendor/\nlinked.md\n", "a.md": "a" })
+    fs.symlinkSync(outside, path.join(root, "vendor"))
+    fs.symlinkSync(path.join(outside, "secret.md"), path.join(root, "linked.md"))
+    expect(walk(root)).toEqual({ files: [expect.objectContaining({ path: "a.md" })], diagnostics: [] })
+  })
+
   it("does not list files over 10 MiB (file-too-large)", () => {
     const root = tree({ "small.md": "s" })
     const big = path.join(root, "big.md")

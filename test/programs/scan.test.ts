@@ -4,15 +4,21 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
-import { FileUnreadable, type BundleAdapter, type BundleInfo, type ItemPlan } from "../../src/domain/Adapter.js"
+import { afterAll } from "vitest"
+import type { BundleAdapter, BundleInfo, ItemPlan } from "../../src/domain/Adapter.js"
 import { BundleFilesNode } from "../../src/layers/fs/BundleFilesNode.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { checkPlans, scanBundle, scanWith } from "../../src/programs/scan.js"
+import type { BundleFiles } from "../../src/services/BundleFiles.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
+
+const made: Array<string> = []
+afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
 
 const folder = (files: Record<string, string | Uint8Array>, name?: string) => {
   const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-scan-")))
+  made.push(base)
   const dir = name === undefined ? base : path.join(base, name)
   fs.mkdirSync(dir, { recursive: true })
   for (const [file, content] of Object.entries(files)) {
@@ -104,6 +110,12 @@ describe("bundle add picks the adapter by the ordered probes (R-WS-7)", () => {
       expect(scan.documents.map((d) => d.conceptId)).toContain("CLAUDE")
     }).pipe(Effect.provide(AkmTest)))
 
+  it.effect("a user's .claude folder itself is recorded as claude", () =>
+    Effect.gen(function* () {
+      const dir = folder({ "CLAUDE.md": "# Me\n", "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code\n---\nReview.\n", "commands/ship.md": "Ship it.\n", "settings.json": "{}" }, ".claude")
+      expect((yield* bundleAdd({ source: dir, name: "home-claude", ...caller })).adapter).toBe("claude")
+    }).pipe(Effect.provide(AkmTest)))
+
   it.effect("a Claude Code plugin directory is recorded as claude", () =>
     Effect.gen(function* () {
       const dir = folder({ ".claude-plugin/plugin.json": "{\"name\":\"p\"}", "commands/deploy.md": "---\ndescription: Deploy\n---\nDeploy $ARGUMENTS\n" })
@@ -113,7 +125,7 @@ describe("bundle add picks the adapter by the ordered probes (R-WS-7)", () => {
 
 // --- the core's own behaviour, with adapters written for the test ----------------------
 
-const withFiles = <A, E>(effect: Effect.Effect<A, E, import("../../src/services/BundleFiles.js").BundleFiles>) => effect.pipe(Effect.provide(BundleFilesNode))
+const withFiles = <A, E>(effect: Effect.Effect<A, E, BundleFiles>) => effect.pipe(Effect.provide(BundleFilesNode))
 
 const fakeAdapter = (overrides: Partial<BundleAdapter>): BundleAdapter => ({
   id: "fake",

@@ -4,13 +4,18 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
-import { AdaptersPlaceholder } from "../fs/AdaptersPlaceholder.js"
+import { AdaptersBuiltIn } from "../adapters/registry.js"
+import { BundleFilesNode } from "../fs/BundleFilesNode.js"
 import { MaterializerLive } from "../fs/MaterializerFilesystem.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
+import { TransactionDirect } from "../fs/TransactionDirect.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
 import { IndexStoreMemory } from "../memory/IndexStoreMemory.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
-import { StateStoreMemory } from "../sqlite/StateStoreSqlite.js"
+import { StateDbMemory } from "../sqlite/StateDb.js"
+import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
+import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
+import { TokenizerGpt } from "../tokenizer/TokenizerGpt.js"
 import { workspacePaths } from "../../domain/Paths.js"
 
 /** A workspace in a fresh temp directory, removed when the layer's scope closes. */
@@ -30,8 +35,10 @@ export const WorkspaceConfigTemp = Layer.scoped(
   ).pipe(Effect.map(({ workspace }) => workspace))
 )
 
-/** The service graph for tests: temp workspace, in-memory databases and index, silent progress. */
-export const AkmTest = Layer.mergeAll(StateStoreMemory, LogStoreMemory, IndexStoreMemory, MaterializerLive, AdaptersPlaceholder, ProgressSilent).pipe(
+/** The service graph for tests: temp workspace, in-memory databases and index, silent progress, the real adapters and file access. */
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMemory, MaterializerLive, AdaptersBuiltIn, TransactionDirect, ProgressSilent).pipe(
+  Layer.provideMerge(BundleFilesNode),
+  Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),
   Layer.provideMerge(NodeContext.layer)
 )

@@ -53,7 +53,9 @@ export const parseFrontmatter = (input: string): Frontmatter => {
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!
     const line = (first.linePos?.[0]?.line ?? 1) + 1
-    return { present: true, data: undefined, body, bodyLine, error: { message: first.message.split("\n")[0] ?? "invalid YAML", line }, keyLines: {} }
+    // A stack overflow's reported column depends on the caller's stack depth; report it the same way every time (R-AD-2).
+    const message = first.message.includes("Maximum call stack size exceeded") ? "the frontmatter is nested too deeply to read" : first.message.split("\n")[0] ?? "invalid YAML"
+    return { present: true, data: undefined, body, bodyLine, error: { message, line }, keyLines: {} }
   }
   if (doc.contents === null) return { present: true, data: {}, body, bodyLine, keyLines: {} }
   if (!isMap(doc.contents)) {

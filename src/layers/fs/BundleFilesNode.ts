@@ -1,0 +1,436 @@
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import ignore, { type Ignore } from "ignore"
+import { FileUnreadable, type BundleInfo, type FileMeta, type ProbeContext, type ValidateContext } from "../../domain/Adapter.js"
+import type { Diagnostic } from "../../domain/Diagnostic.js"
+import { WorkspaceUnavailable } from "../../domain/Errors.js"
+import type { FileChange } from "../../domain/FileChange.js"
+import { BundleFiles, type ContentHash, type WalkOptions, type WalkResult } from "../../services/BundleFiles.js"
+
+/** Files above this are never listed or read (spec 03 §1.1). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024
+/** A probe reads at most this much of one file (R-AD-6: bounded). */
+const PROBE_MAX_BYTES = 1024 * 1024
+/** A probe's `find` visits at most this many directory entries. */
+const PROBE_MAX_ENTRIES = 5_000
+/** A walk lists at most this many files, so a pathological tree (symlink fan-out) still ends. */
+const MAX_WALK_FILES = 250_000
+
+const ALWAYS_SKIPPED = new Set([".git", "node_modules"])
+
+const inside = (child: string, parent: string): boolean => {
+  const rel = path.relative(parent, child)
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
+}
+
+const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code
+
+const unavailable = (root: string, cause: unknown) =>
+  new WorkspaceUnavailable({ path: root, reason: cause instanceof Error ? cause.message : String(cause), hint: "check that the bundle folder exists and is readable" })
+
+/** A bundle-relative path an adapter or a probe may ask for: no absolute paths, no `..`, no NUL. */
+const safeRelative = (relative: string): string | undefined => {
+  const p = relative.replaceAll("\\", "/").normalize("NFC").replace(/\/+$/, "")
+  if (p === "" || p.includes("\0") || p.startsWith("/") || /^[A-Za-z]:/.test(p)) return undefined
+  return p.split("/").some((s) => s === "" || s === "." || s === "..") ? undefined : p
+}
+
+/**
+ * The on-disk path of a bundle-relative NFC path. Names are listed in NFC; a
+ * file stored in NFD on disk is found by comparing normalised names segment
+ * by segment when the direct path does not exist.
+ */
+const resolveOnDisk = (root: string, relative: string): string | undefined => {
+  const direct = path.join(root, relative)
+  if (fs.existsSync(direct)) return direct
+  let current = root
+  for (const segment of relative.split("/")) {
+    const candidate = path.join(current, segment)
+    if (fs.existsSync(candidate)) {
+      current = candidate
+      continue
+    }
+    let names: Array<string>
+    try {
+      names = fs.readdirSync(current).sort()
+    } catch {
+      return undefined
+    }
+    const match = names.find((name) => name.normalize("NFC") === segment)
+    if (match === undefined) return undefined
+    current = path.join(current, match)
+  }
+  return current
+}
+
+/** The real path of an on-disk path when it lies inside the real root, else undefined (R-AD-4). */
+const containedRealPath = (realRoot: string, onDisk: string): string | undefined => {
+  try {
+    const real = fs.realpathSync(onDisk)
+    return inside(real, realRoot) ? real : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** Decodes bytes as text: refuses NUL bytes (binary) and invalid UTF-8. */
+const decodeText = (relative: string, bytes: Uint8Array): string | FileUnreadable => {
+  if (bytes.indexOf(0) !== -1) return new FileUnreadable(relative, "binary", `${relative} is binary (it contains NUL bytes)`)
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    return new FileUnreadable(relative, "invalid-encoding", `${relative} is not valid UTF-8 text`)
+  }
+}
+
+const tooLarge = (relative: string, size: number) =>
+  new FileUnreadable(relative, "too-large", `${relative} is ${size} bytes, over the ${MAX_FILE_BYTES}-byte limit`)
+
+/** Reads a regular file with a size guard; the descriptor's own stat decides (no race with a swap). */
+const readBounded = (onDisk: string, relative: string, max: number): Uint8Array | FileUnreadable => {
+  let fd: number
+  try {
+    fd = fs.openSync(onDisk, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  } catch (error) {
+    return errorCode(error) === "ENOENT"
+      ? new FileUnreadable(relative, "missing", `${relative} does not exist`)
+      : new FileUnreadable(relative, "unreadable", `${relative} cannot be read: ${errorCode(error) ?? String(error)}`)
+  }
+  try {
+    const stat = fs.fstatSync(fd)
+    if (!stat.isFile()) return new FileUnreadable(relative, "unreadable", `${relative} is not a regular file`)
+    if (stat.size > max) return tooLarge(relative, stat.size)
+    return fs.readFileSync(fd)
+  } catch (error) {
+    return new FileUnreadable(relative, "unreadable", `${relative} cannot be read: ${errorCode(error) ?? String(error)}`)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+// --- walk -------------------------------------------------------------------------------
+
+interface Matcher {
+  /** Directory of the .gitignore, bundle-relative ("" for the root). */
+  readonly base: string
+  readonly rules: Ignore
+}
+
+const readGitignore = (realRoot: string, dir: string, base: string): Matcher | undefined => {
+  const file = containedRealPath(realRoot, path.join(dir, ".gitignore"))
+  if (file === undefined) return undefined
+  const bytes = readBounded(file, `${base === "" ? "" : `${base}/`}.gitignore`, PROBE_MAX_BYTES)
+  if (bytes instanceof FileUnreadable) return undefined
+  const text = decodeText(".gitignore", bytes)
+  return typeof text === "string" ? { base, rules: ignore().add(text) } : undefined
+}
+
+/** Git's rule: the deepest .gitignore that has an opinion decides; negations re-include. */
+const isIgnored = (matchers: ReadonlyArray<Matcher>, relative: string, isDirectory: boolean): boolean => {
+  let ignored = false
+  for (const matcher of matchers) {
+    const local = matcher.base === "" ? relative : relative.slice(matcher.base.length + 1)
+    try {
+      const verdict = matcher.rules.test(isDirectory ? `${local}/` : local)
+      if (verdict.ignored) ignored = true
+      else if (verdict.unignored) ignored = false
+    } catch {
+      // `ignore` rejects some path shapes (e.g. names ending in spaces are fine, odd ones throw); such a path is not ignored.
+    }
+  }
+  return ignored
+}
+
+interface Frame {
+  readonly onDisk: string
+  /** The directory's real path (differs from onDisk below a followed symlink). */
+  readonly real: string
+  readonly relative: string
+  /** Real paths of this directory and its ancestors, to detect symlink loops. */
+  readonly chain: ReadonlySet<string>
+  readonly matchers: ReadonlyArray<Matcher>
+}
+
+const walkTree = (root: string, options: WalkOptions): WalkResult => {
+  const realRoot = fs.realpathSync(root)
+  if (!fs.statSync(realRoot).isDirectory()) throw new Error(`${root} is not a directory`)
+  const files = new Map<string, FileMeta>()
+  const rawNames = new Map<string, string>()
+  const diagnostics: Array<Diagnostic> = []
+  const warn = (code: string, relative: string, message: string, severity: Diagnostic["severity"] = "warning") =>
+    diagnostics.push({ code, severity, path: relative, message })
+  const rootMatcher = readGitignore(realRoot, realRoot, "")
+  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", chain: new Set([realRoot]), matchers: rootMatcher === undefined ? [] : [rootMatcher] }]
+  let truncated = false
+
+  while (stack.length > 0 && !truncated) {
+    const frame = stack.pop()!
+    let names: Array<string>
+    try {
+      names = fs.readdirSync(frame.onDisk)
+    } catch (error) {
+      warn("unreadable-directory", frame.relative === "" ? "." : frame.relative, `cannot read directory: ${errorCode(error) ?? String(error)}`)
+      continue
+    }
+    names.sort()
+    const subdirs: Array<Frame> = []
+    for (const name of names) {
+      if (ALWAYS_SKIPPED.has(name)) continue
+      if (!options.includeHidden && name.startsWith(".")) continue
+      const normalized = name.normalize("NFC")
+      const relative = frame.relative === "" ? normalized : `${frame.relative}/${normalized}`
+      const onDisk = path.join(frame.onDisk, name)
+      let stat: fs.Stats
+      let isLink = false
+      try {
+        const lstat = fs.lstatSync(onDisk)
+        isLink = lstat.isSymbolicLink()
+        stat = isLink ? fs.statSync(onDisk) : lstat
+      } catch (error) {
+        const code = errorCode(error)
+        if (code === "ELOOP") warn("symlink-loop", relative, "symbolic link loop; skipped")
+        else if (isLink) warn("broken-symlink", relative, "symbolic link to a missing target; skipped", "info")
+        else warn("unreadable-file", relative, `cannot read: ${code ?? String(error)}`)
+        continue
+      }
+      if (isIgnored(frame.matchers, relative, stat.isDirectory())) continue
+      let real = path.join(frame.real, name)
+      if (isLink) {
+        try {
+          real = fs.realpathSync(onDisk)
+        } catch (error) {
+          warn(errorCode(error) === "ELOOP" ? "symlink-loop" : "broken-symlink", relative, "symbolic link cannot be resolved; skipped")
+          continue
+        }
+        if (!inside(real, realRoot)) {
+          warn("symlink-escape", relative, "symbolic link resolves outside the bundle root; not followed (R-AD-4)")
+          continue
+        }
+      }
+      const twin = rawNames.get(relative)
+      if (twin !== undefined) {
+        warn("case-collision", relative, `'${JSON.stringify(name).slice(1, -1)}' and '${JSON.stringify(twin).slice(1, -1)}' are the same name under Unicode normalisation (NFC/NFD); only the first is read`)
+        continue
+      }
+      if (stat.isDirectory()) {
+        if (frame.chain.has(real)) {
+          warn("symlink-loop", relative, "symbolic link points back to one of its own parent directories; not followed")
+          continue
+        }
+        rawNames.set(relative, name)
+        const nested = readGitignore(realRoot, onDisk, relative)
+        subdirs.push({ onDisk, real, relative, chain: new Set([...frame.chain, real]), matchers: nested === undefined ? frame.matchers : [...frame.matchers, nested] })
+      } else if (stat.isFile()) {
+        rawNames.set(relative, name)
+        if (stat.size > MAX_FILE_BYTES) {
+          warn("file-too-large", relative, `${stat.size} bytes is over the ${MAX_FILE_BYTES}-byte limit; not indexed`)
+          continue
+        }
+        if (files.size >= MAX_WALK_FILES) {
+          warn("too-many-files", ".", `the walk stopped after ${MAX_WALK_FILES} files`)
+          truncated = true
+          break
+        }
+        files.set(relative, { path: relative, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) })
+      } else {
+        warn("special-file", relative, "not a regular file (device, socket or pipe); skipped", "info")
+      }
+    }
+    // Depth-first, in name order; the result is sorted at the end anyway.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!)
+  }
+  const sorted = [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  return { files: sorted, diagnostics }
+}
+
+// --- contexts ----------------------------------------------------------------------------
+
+type Overlaid = { readonly kind: "text"; readonly bytes: Uint8Array } | { readonly kind: "deleted" }
+
+const encoder = new TextEncoder()
+
+const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay: ReadonlyArray<FileChange> = []): ValidateContext => {
+  const byPath = new Map(files.map((f) => [f.path, f] as const))
+  const pending = new Map<string, Overlaid>()
+  for (const change of overlay) {
+    const p = change.path.normalize("NFC")
+    if (change.delete === true) {
+      pending.set(p, { kind: "deleted" })
+      byPath.delete(p)
+    } else if (change.after !== undefined) {
+      const bytes = typeof change.after === "string" ? encoder.encode(change.after) : change.after
+      pending.set(p, { kind: "text", bytes })
+      byPath.set(p, { path: p, size: bytes.byteLength, mtimeMs: byPath.get(p)?.mtimeMs ?? 0 })
+    }
+  }
+  const listed = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  let realRoot: string | undefined
+  const readText = (requested: string): Effect.Effect<string, FileUnreadable> =>
+    Effect.sync(() => {
+      const relative = safeRelative(requested)
+      if (relative === undefined || !byPath.has(relative)) return new FileUnreadable(requested, "missing", `${requested} is not a file of bundle '${bundle.name}'`)
+      const override = pending.get(relative)
+      if (override?.kind === "text") return override.bytes.byteLength > MAX_FILE_BYTES ? tooLarge(relative, override.bytes.byteLength) : decodeText(relative, override.bytes)
+      realRoot ??= fs.realpathSync(bundle.root)
+      const onDisk = resolveOnDisk(bundle.root, relative)
+      if (onDisk === undefined) return new FileUnreadable(relative, "missing", `${relative} does not exist`)
+      const real = containedRealPath(realRoot, onDisk)
+      if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
+      const bytes = readBounded(real, relative, MAX_FILE_BYTES)
+      return bytes instanceof FileUnreadable ? bytes : decodeText(relative, bytes)
+    }).pipe(
+      Effect.catchAllDefect((cause) => Effect.succeed(new FileUnreadable(requested, "unreadable", `${requested} cannot be read: ${String(cause)}`))),
+      Effect.flatMap((result) => (typeof result === "string" ? Effect.succeed(result) : Effect.fail(result)))
+    )
+  return {
+    bundle,
+    files: listed,
+    exists: (requested) => {
+      const relative = safeRelative(requested)
+      return relative !== undefined && byPath.has(relative)
+    },
+    readText
+  }
+}
+
+/** Directory names under the root visited breadth-first in name order, bounded (R-AD-6). */
+const makeProbeContext = (root: string): ProbeContext => {
+  let realRoot: string | undefined
+  try {
+    realRoot = fs.realpathSync(root)
+  } catch {
+    realRoot = undefined
+  }
+  const locate = (requested: string): { real: string; stat: fs.Stats } | undefined => {
+    const relative = safeRelative(requested)
+    if (realRoot === undefined || relative === undefined) return undefined
+    const onDisk = resolveOnDisk(realRoot, relative)
+    const real = onDisk === undefined ? undefined : containedRealPath(realRoot, onDisk)
+    if (real === undefined) return undefined
+    try {
+      return { real, stat: fs.statSync(real) }
+    } catch {
+      return undefined
+    }
+  }
+  const entries: Array<string> = []
+  if (realRoot !== undefined) {
+    try {
+      for (const name of fs.readdirSync(realRoot).sort()) {
+        if (ALWAYS_SKIPPED.has(name)) continue
+        const found = locate(name.normalize("NFC"))
+        if (found === undefined) continue
+        entries.push(found.stat.isDirectory() ? `${name.normalize("NFC")}/` : name.normalize("NFC"))
+      }
+    } catch {
+      // An unreadable root has no entries; detection then falls back.
+    }
+  }
+  const sortedEntries = entries.sort()
+  return {
+    entries: sortedEntries,
+    exists: (p) => Effect.sync(() => locate(p) !== undefined),
+    isDirectory: (p) => Effect.sync(() => locate(p)?.stat.isDirectory() === true),
+    readText: (p) =>
+      Effect.sync(() => {
+        const found = locate(p)
+        if (found === undefined || !found.stat.isFile()) return undefined
+        const bytes = readBounded(found.real, p, PROBE_MAX_BYTES)
+        if (bytes instanceof FileUnreadable) return undefined
+        const text = decodeText(p, bytes)
+        return typeof text === "string" ? text : undefined
+      }),
+    find: (predicate, limit = 1000) =>
+      Effect.sync(() => {
+        const found: Array<string> = []
+        if (realRoot === undefined) return found
+        const queue: Array<{ onDisk: string; relative: string }> = [{ onDisk: realRoot, relative: "" }]
+        let visited = 0
+        while (queue.length > 0 && visited < PROBE_MAX_ENTRIES && found.length < limit) {
+          const dir = queue.shift()!
+          let dirents: Array<fs.Dirent>
+          try {
+            dirents = fs.readdirSync(dir.onDisk, { withFileTypes: true })
+          } catch {
+            continue
+          }
+          dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+          for (const entry of dirents) {
+            if (++visited > PROBE_MAX_ENTRIES || found.length >= limit) break
+            if (ALWAYS_SKIPPED.has(entry.name)) continue
+            const relative = dir.relative === "" ? entry.name.normalize("NFC") : `${dir.relative}/${entry.name.normalize("NFC")}`
+            // Symbolic links are not followed by a probe: real files and directories only.
+            if (entry.isDirectory()) queue.push({ onDisk: path.join(dir.onDisk, entry.name), relative })
+            else if (entry.isFile() && predicate(relative)) found.push(relative)
+          }
+        }
+        return found
+      }).pipe(Effect.catchAllDefect(() => Effect.succeed([] as ReadonlyArray<string>)))
+  }
+}
+
+// --- hash --------------------------------------------------------------------------------
+
+/**
+ * One file: sha256 of its bytes (so it equals a FileChange's beforeHash).
+ * Several: sha256 over each file's path, size and bytes, so moving bytes
+ * between files changes the hash.
+ */
+const hashFiles = (root: string, paths: ReadonlyArray<string>): ContentHash => {
+  const realRoot = fs.realpathSync(root)
+  const digest = createHash("sha256")
+  let bytes = 0
+  for (const requested of paths) {
+    const relative = safeRelative(requested)
+    const onDisk = relative === undefined ? undefined : resolveOnDisk(realRoot, relative)
+    const real = onDisk === undefined ? undefined : containedRealPath(realRoot, onDisk)
+    if (real === undefined) throw new Error(`${requested} is not a file inside ${root}`)
+    const content = readBounded(real, requested, MAX_FILE_BYTES)
+    if (content instanceof FileUnreadable) throw new Error(content.message)
+    if (paths.length > 1) digest.update(`${relative}\0${content.byteLength}\0`)
+    digest.update(content)
+    bytes += content.byteLength
+  }
+  return { hash: digest.digest("hex"), bytes }
+}
+
+/** One file's text by its bundle-relative path, contained in the real root. */
+const readContained = (root: string, requested: string): string | FileUnreadable => {
+  const relative = safeRelative(requested)
+  if (relative === undefined) return new FileUnreadable(requested, "unreadable", `${requested} is not a path inside the bundle`)
+  let realRoot: string
+  try {
+    realRoot = fs.realpathSync(root)
+  } catch (error) {
+    return new FileUnreadable(relative, "missing", `the bundle root ${root} cannot be read: ${errorCode(error) ?? String(error)}`)
+  }
+  const onDisk = resolveOnDisk(realRoot, relative)
+  if (onDisk === undefined) return new FileUnreadable(relative, "missing", `${relative} does not exist`)
+  const real = containedRealPath(realRoot, onDisk)
+  if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
+  const bytes = readBounded(real, relative, MAX_FILE_BYTES)
+  return bytes instanceof FileUnreadable ? bytes : decodeText(relative, bytes)
+}
+
+export const makeBundleFiles = (): BundleFiles["Type"] =>
+  BundleFiles.of({
+    walk: (root, options) => Effect.try({ try: () => walkTree(root, options), catch: (cause) => unavailable(root, cause) }),
+    context: makeContext,
+    probeContext: makeProbeContext,
+    readText: (root, requested) =>
+      Effect.suspend(() => {
+        const text = readContained(root, requested)
+        return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
+      }),
+    hash: (root, paths) => Effect.try({ try: () => hashFiles(root, paths), catch: (cause) => unavailable(root, cause) })
+  })
+
+/**
+ * The core walk on Node's file system (spec 03 §1.1): read-only, gitignore-aware,
+ * realpath containment (R-AD-4), size and encoding guards; never writes (R-AD-7).
+ */
+export const BundleFilesNode = Layer.succeed(BundleFiles, makeBundleFiles())
