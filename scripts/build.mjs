@@ -1,29 +1,134 @@
-// Builds the CLI and the library into dist/ with esbuild (spec 00 §4.1):
-// ESM with code splitting so heavy modules load only in the commands that use
-// them; better-sqlite3 stays external (a native addon).
+// Builds dist/ with esbuild (spec 00 §4.1). Start-up is paid on every agent
+// call, so the CLI is built for it; the numbers behind every choice here are in
+// docs/decisions/0002-start-up.md.
+//
+//   dist/cli/main.cjs        the CLI: one minified CommonJS bundle exporting runCli.
+//                            bin/akm.js compiles it with vm.Script and a V8 code
+//                            cache (Node 20 caches no ESM compilation).
+//   dist/cli/main-….cache    that code cache, made by running representative
+//                            commands once here (see warmCodeCache below).
+//   dist/lib/index.js        the library (package "main"): ESM with code splitting.
+//   dist/version.json        read by the --version fast path in bin/akm.js.
+//
+// better-sqlite3 stays external (a native addon). dist/ is assembled in a
+// staging folder and swapped in, so a CLI started meanwhile by another process
+// finds either the old build or the new one, never half of one.
 import { build } from "esbuild"
-import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 
-const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"))
+const root = fileURLToPath(new URL("..", import.meta.url))
+const dist = join(root, "dist")
+const staging = join(root, `dist.build-${process.pid}`)
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
 
-rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true })
-
-await build({
-  entryPoints: { "cli/main": "src/cli/entry.ts", "lib/index": "src/index.ts" },
-  outdir: "dist",
+const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
-  external: ["better-sqlite3"],
-  banner: { js: 'import { createRequire as __akmCreateRequire } from "node:module"; const require = __akmCreateRequire(import.meta.url);' },
-  minifyWhitespace: true,
-  minifySyntax: true,
-  sourcemap: "linked",
+  // gpt-tokenizer's ranks (2.7 MB) would triple the CLI bundle that every call loads; the Tokenizer layer imports them on first count.
+  external: ["better-sqlite3", "gpt-tokenizer"],
+  minify: true,
   legalComments: "none",
   logLevel: "warning"
-})
+}
 
-// The --version fast path in bin/akm.js reads this instead of loading the CLI.
-writeFileSync(new URL("../dist/version.json", import.meta.url), `${JSON.stringify({ version: pkg.version })}\n`)
+/**
+ * The CLI bundle starts with `// akm build <id>`, a hash of its code: bin/akm.js
+ * names the code cache after it, so a cache never outlives the bundle it was
+ * made from. No source map: Node does not apply one to code compiled with vm.Script.
+ */
+const buildCli = async () => {
+  const result = await build({
+    ...common,
+    stdin: { contents: 'export { runCli } from "./src/cli/main.js"', resolveDir: root, sourcefile: "akm-cli.ts", loader: "ts" },
+    outfile: join(staging, "cli/main.cjs"),
+    format: "cjs",
+    // import() inside vm.Script goes through an experimental loader that warns on stderr; require (from bin/akm.js) does not.
+    supported: { "dynamic-import": false },
+    write: false
+  })
+  const [code] = result.outputFiles
+  const id = createHash("sha256").update(code.contents).digest("hex").slice(0, 16)
+  mkdirSync(join(staging, "cli"), { recursive: true })
+  writeFileSync(code.path, `// akm build ${id}\n${code.text}`)
+}
+
+const buildLib = () =>
+  build({
+    ...common,
+    entryPoints: { "lib/index": join(root, "src/index.ts") },
+    outdir: staging,
+    splitting: true,
+    format: "esm",
+    sourcemap: "linked",
+    banner: { js: 'import { createRequire as __akmCreateRequire } from "node:module"; const require = __akmCreateRequire(import.meta.url);' }
+  })
+
+/** Replaces dist/ with the staged build in two renames. */
+const swapIn = () => {
+  const old = `${dist}.old-${process.pid}`
+  if (existsSync(dist)) renameSync(dist, old)
+  renameSync(staging, dist)
+  rmSync(old, { recursive: true, force: true })
+}
+
+/**
+ * Runs the commands agents use in one process against a throwaway workspace,
+ * then lets bin/akm.js save the V8 code cache: functions those commands
+ * compiled are then loaded as bytecode instead of being parsed and compiled on
+ * every call. A failed warm-up only costs speed (the launcher writes a cache of
+ * its own on first use), so it warns and does not fail the build.
+ */
+const warmCodeCache = () => {
+  const home = mkdtempSync(join(tmpdir(), "akm-warmup-"))
+  try {
+    const notes = join(home, "notes")
+    mkdirSync(notes)
+    writeFileSync(join(notes, "hello.md"), "---\ntitle: Hello\n---\n# Hello\n\nA note for the warm-up.\n")
+    const commands = [
+      ["--help"],
+      ["bundle", "--help"],
+      ["info"],
+      ["bundle", "add", notes, "--name", "notes"],
+      ["bundle", "list"],
+      ["bundle", "show", "notes"],
+      ["config", "list"],
+      ["config", "get", "defaultBundle"],
+      ["init"],
+      ["info", "--format", "text"],
+      ["no-such-command"]
+    ]
+    // Inherited, so NODE_OPTIONS flags match later runs (V8 rejects a cache made under other flags).
+    const env = {
+      ...process.env,
+      HOME: home,
+      AKM_CONFIG_DIR: join(home, "config"),
+      AKM_DATA_DIR: join(home, "data"),
+      AKM_CACHE_DIR: join(home, "cache"),
+      XDG_CONFIG_HOME: join(home, "xdg-config"),
+      XDG_DATA_HOME: join(home, "xdg-data"),
+      XDG_CACHE_HOME: join(home, "xdg-cache"),
+      AKM_CODE_CACHE_WARMUP: JSON.stringify(commands)
+    }
+    const run = spawnSync(process.execPath, [join(root, "bin/akm.js")], { cwd: home, env, stdio: ["ignore", "ignore", "pipe"], timeout: 120_000 })
+    if (run.status !== 0) process.stderr.write(`warning: code cache warm-up failed (status ${run.status}); akm will make one on first use\n${run.stderr}`)
+  } finally {
+    rmSync(home, { recursive: true, force: true })
+  }
+}
+
+rmSync(staging, { recursive: true, force: true })
+try {
+  await buildCli()
+  await buildLib()
+  writeFileSync(join(staging, "version.json"), `${JSON.stringify({ version: pkg.version })}\n`)
+  swapIn()
+} finally {
+  rmSync(staging, { recursive: true, force: true })
+}
+warmCodeCache()

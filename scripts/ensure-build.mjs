@@ -13,6 +13,6 @@ const newest = (dir) => {
   return latest
 }
 
-const built = "dist/cli/main.js"
+const built = "dist/cli/main.cjs"
 const stale = !existsSync(built) || newest("src") > statSync(built).mtimeMs || statSync("package.json").mtimeMs > statSync(built).mtimeMs
 if (stale) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" })
