@@ -127,5 +127,12 @@ export default defineConfig(
       "require-yield": "off"
     }
   },
+  {
+    // The launcher is CommonJS (bin/package.json) because Node loads that faster.
+    name: "akm/bin-commonjs",
+    files: ["bin/**/*.js"],
+    languageOptions: { sourceType: "commonjs", globals: { ...nodeGlobals, require: "readonly", module: "writable", __dirname: "readonly", __filename: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" }
+  },
   architecture
 )

@@ -6,13 +6,14 @@
 // - the CLI bundle (dist/cli/main.cjs) is compiled through vm.Script with a V8
 //   code cache, which skips parsing and compiling it again on every call
 //   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22).
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { dirname } from "node:path"
-import { fileURLToPath } from "node:url"
-import * as vm from "node:vm"
+// CommonJS (bin/package.json): Node loads it faster than an ES module.
+"use strict"
+const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs")
+const { createRequire } = require("node:module")
+const { dirname, join } = require("node:path")
+const vm = require("node:vm")
 
-const bundle = fileURLToPath(new URL("../dist/cli/main.cjs", import.meta.url))
+const bundle = join(__dirname, "..", "dist", "cli", "main.cjs")
 
 /**
  * Compiles and runs the CommonJS bundle. The cache file is named after the
@@ -51,17 +52,21 @@ const internalError = (error) => {
   return 70
 }
 
-const args = process.argv.slice(2)
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  const { version } = JSON.parse(readFileSync(new URL("../dist/version.json", import.meta.url), "utf8"))
-  process.stdout.write(`${version}\n`)
-} else if (process.env.AKM_CODE_CACHE_WARMUP !== undefined) {
-  // scripts/build.mjs: run representative commands in this one process, then save what they compiled.
-  const { runCli, saveCodeCache } = loadCli()
-  for (const command of JSON.parse(process.env.AKM_CODE_CACHE_WARMUP)) await runCli(command)
-  saveCodeCache()
-} else {
-  const { runCli, stale, saveCodeCache } = loadCli()
-  if (stale) process.once("exit", saveCodeCache)
-  process.exitCode = await runCli(args).catch(internalError)
+const main = async () => {
+  const args = process.argv.slice(2)
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    const { version } = JSON.parse(readFileSync(join(__dirname, "..", "dist", "version.json"), "utf8"))
+    process.stdout.write(`${version}\n`)
+  } else if (process.env.AKM_CODE_CACHE_WARMUP !== undefined) {
+    // scripts/build.mjs: run representative commands in this one process, then save what they compiled.
+    const { runCli, saveCodeCache } = loadCli()
+    for (const command of JSON.parse(process.env.AKM_CODE_CACHE_WARMUP)) await runCli(command)
+    saveCodeCache()
+  } else {
+    const { runCli, stale, saveCodeCache } = loadCli()
+    if (stale) process.once("exit", saveCodeCache)
+    process.exitCode = await runCli(args).catch(internalError)
+  }
 }
+
+main()
