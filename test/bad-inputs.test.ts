@@ -7,13 +7,12 @@ import { afterAll, beforeAll } from "vitest"
 import * as Ref from "../src/domain/Ref.js"
 import { builtInRegistry, registryAdapters } from "../src/layers/adapters/registry.js"
 import { BundleFilesNode, makeBundleFiles } from "../src/layers/fs/BundleFilesNode.js"
-import { TransactionDirect } from "../src/layers/fs/TransactionDirect.js"
+import { makeTransactionEngine } from "../src/layers/fs/TransactionEngine.js"
 import { AkmTest } from "../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../src/programs/bundle/add.js"
 import { lint } from "../src/programs/lint.js"
 import { scanWith } from "../src/programs/scan.js"
 import type { BundleFiles } from "../src/services/BundleFiles.js"
-import { Transaction } from "../src/services/Transaction.js"
 import { buildBadInputs, CANARY, type BadInputs } from "./support/badInputs.js"
 
 /**
@@ -129,12 +128,20 @@ describe("hostile paths and refs", () => {
     }
   })
 
-  it("the transaction layer refuses writes through traversal, escaping links and loops", () => {
+  it("the transaction engine refuses writes through traversal, escaping links and loops", async () => {
     const before = snapshot(corpus.base)
-    for (const p of ["../outside/new.md", "escape-dir/new.md", "escape.md", "loop/new.md", "self.md"]) {
-      const result = Effect.runSync(Effect.either(Effect.flatMap(Transaction, (t) => t.apply([{ bundle: "bad", path: p, beforeHash: null, after: "x" }], { root: corpus.root })).pipe(Effect.provide(TransactionDirect))))
+    const data = fs.mkdtempSync(path.join(os.tmpdir(), "akm-bad-txn-"))
+    const adapter = registryAdapters(builtInRegistry).find((a) => a.id === "akm")!
+    const engine = makeTransactionEngine({
+      paths: { txnDir: path.join(data, "txn"), archiveDir: path.join(data, "archive"), locksDir: path.join(data, "locks") },
+      bundles: () => Effect.succeed({ name: "bad", root: fs.realpathSync(corpus.root), writable: true, adapter, gitCommit: false }),
+      files: makeBundleFiles()
+    })
+    for (const [i, p] of ["../outside/new.md", "escape-dir/new.md", "escape.md", "loop/new.md", "self.md"].entries()) {
+      const result = await Effect.runPromise(Effect.either(engine.apply({ id: `bad-${i}`, changes: [{ bundle: "bad", path: p, beforeHash: null, after: "x" }] })))
       expect(Either.isLeft(result), p).toBe(true)
     }
     expect(snapshot(corpus.base)).toEqual(before)
+    fs.rmSync(data, { recursive: true, force: true })
   })
 })

@@ -1,9 +1,11 @@
 import { Context, Data, type Effect } from "effect"
+import type { Diagnostic } from "../domain/Diagnostic.js"
+import type { WorkspaceUnavailable } from "../domain/Errors.js"
 import type { FileChange } from "../domain/FileChange.js"
 
-/** The change set was not applied; nothing was written (R-TX-1). */
+/** The change set was not applied; nothing was written (R-TX-1, R-TX-3). */
 export class TransactionRefused extends Data.TaggedError("TransactionRefused")<{
-  /** The bundle-relative path that made the set fail. */
+  /** The bundle-relative path (or bundle name) that made the set fail. */
   readonly path: string
   readonly reason: string
   readonly hint: string
@@ -13,10 +15,103 @@ export class TransactionRefused extends Data.TaggedError("TransactionRefused")<{
   }
 }
 
+/** A file's current bytes no longer match the hash the change was made against; nothing was written (R-TX-1, R-TX-6). */
+export class StaleBeforeHash extends Data.TaggedError("StaleBeforeHash")<{
+  readonly bundle: string
+  readonly path: string
+  /** The hash the change expected; null = the path should not exist. */
+  readonly expected: string | null
+  /** The hash found; null = the path does not exist. */
+  readonly actual: string | null
+  readonly hint: string
+}> {
+  override get message(): string {
+    const found = this.actual === null ? "it no longer exists" : this.expected === null ? "it exists already" : "its bytes differ"
+    return `${this.bundle}//${this.path} changed since the change was made (${found})`
+  }
+}
+
+/** The bundle's adapter reports new errors on the changed tree (spec 05 §2 step 5); nothing was written. */
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  readonly hint: string
+}> {
+  override get message(): string {
+    const first = this.diagnostics[0]
+    const more = this.diagnostics.length > 1 ? ` (and ${this.diagnostics.length - 1} more)` : ""
+    return first === undefined ? "the change set does not validate" : `${first.path}: ${first.message} [${first.code}]${more}`
+  }
+}
+
+/** One applied file change, as recorded for review and revert. */
+export interface AppliedChange {
+  readonly bundle: string
+  readonly path: string
+  readonly beforeHash: string | null
+  /** null = deleted. */
+  readonly afterHash: string | null
+  /** sha256 of the replaced bytes, kept in $DATA/archive/blobs/sha256/ (absent for creates). */
+  readonly backup?: string
+}
+
+export interface ApplyRequest {
+  /** The proposal id; names the journal ($DATA/txn/<id>/). Letters, digits, '.', '_' and '-'. */
+  readonly id: string
+  readonly changes: ReadonlyArray<FileChange>
+  /** The git commit message for bundles that commit their changes. */
+  readonly message?: string
+}
+
+export interface ApplyResult {
+  readonly id: string
+  readonly changes: ReadonlyArray<AppliedChange>
+  readonly gitCommits: ReadonlyArray<{ readonly bundle: string; readonly sha: string }>
+  /** Problems after the commit point that did not undo the change (a git commit that could not be made). */
+  readonly warnings?: ReadonlyArray<string>
+}
+
+export interface RevertRequest {
+  readonly id: string
+  /** The changes of the accepted set, as its ApplyResult recorded them. */
+  readonly changes: ReadonlyArray<AppliedChange>
+  readonly message?: string
+}
+
+/** What recovery did with the unfinished journals it found (R-TX-5). */
+export interface RecoveryReport {
+  /** Journal ids rolled back to their exact pre-state. */
+  readonly rolledBack: ReadonlyArray<string>
+  /** Journal ids past their commit mark, finished. */
+  readonly rolledForward: ReadonlyArray<string>
+  /** Journals left alone or only partly resolved, and why. */
+  readonly refused: ReadonlyArray<{ readonly id: string; readonly reason: string }>
+}
+
 /**
- * The one way akm writes into a bundle root (spec 05 §2): a set of FileChanges
- * whose before-hashes are verified first; the whole set applies or nothing does.
+ * The one way akm writes into bundle roots (spec 05 §2): a set of FileChanges
+ * applied atomically under the workspace mutation lease, with before-hashes
+ * verified under the lease, adapter validation of the changed tree, a fsynced
+ * journal, content-addressed backups and crash recovery. Paths are
+ * bundle-relative; bundles are resolved through the workspace config.
+ *
+ * Index refresh and outcome recording (steps 10 and 12) belong to the caller
+ * after `apply` returns: the journal is gone only once the files are final.
  */
 export class Transaction extends Context.Tag("akm/Transaction")<Transaction, {
-  readonly apply: (changes: ReadonlyArray<FileChange>, options: { readonly root: string }) => Effect.Effect<{ readonly applied: number }, TransactionRefused>
+  readonly apply: (request: ApplyRequest) => Effect.Effect<ApplyResult, TransactionRefused | StaleBeforeHash | ValidationFailed | WorkspaceUnavailable>
+  /** Restores the replaced bytes if every file still matches its after-hash; otherwise refuses naming the file (R-TX-6). */
+  readonly revert: (request: RevertRequest) => Effect.Effect<ApplyResult, TransactionRefused | StaleBeforeHash | WorkspaceUnavailable>
+  /** Resolves unfinished journals; run at the start of every writing command (R-TX-5). */
+  readonly recover: Effect.Effect<RecoveryReport, WorkspaceUnavailable>
+  /**
+   * Cross-bundle moves (R-TX-9): applies `publish` (validated), then `retire`.
+   * When phase two fails the published copy stays and `retire` is undefined;
+   * a record of the pending retire lets recovery resume it.
+   */
+  readonly twoPhase: (publish: ApplyRequest, retire: ApplyRequest) => Effect.Effect<
+    { readonly publish: ApplyResult; readonly retire: ApplyResult | undefined },
+    TransactionRefused | StaleBeforeHash | ValidationFailed | WorkspaceUnavailable
+  >
+  /** A backed-up blob by its sha256, or undefined when the store does not hold it intact. */
+  readonly blob: (hash: string) => Effect.Effect<Uint8Array | undefined, WorkspaceUnavailable>
 }>() {}

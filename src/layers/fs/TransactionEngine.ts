@@ -1,0 +1,505 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import type { Diagnostic } from "../../domain/Diagnostic.js"
+import { WorkspaceUnavailable } from "../../domain/Errors.js"
+import type { FileChange } from "../../domain/FileChange.js"
+import type { WorkspacePaths } from "../../domain/Paths.js"
+import { Adapters } from "../../services/Adapters.js"
+import { BundleFiles } from "../../services/BundleFiles.js"
+import {
+  StaleBeforeHash,
+  Transaction,
+  TransactionRefused,
+  ValidationFailed,
+  type AppliedChange,
+  type ApplyRequest,
+  type ApplyResult,
+  type RecoveryReport
+} from "../../services/Transaction.js"
+import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { commitExactPaths, findRepository } from "../git/ExactPathCommit.js"
+import { getBlob, putBlob, sweepBlobTemps } from "./transaction/BlobStore.js"
+import { workspaceBundles, type BundleResolver, type TargetBundle } from "./transaction/Bundles.js"
+import { crashPoint } from "./transaction/CrashPoint.js"
+import { commitTemp, makeDirs, removeFile, writeTemp } from "./transaction/FileOps.js"
+import {
+  JOURNAL_FILE,
+  listTransactions,
+  readJournal,
+  readRetireRecord,
+  removeRecord,
+  RETIRE_FILE,
+  transactionDir,
+  writeJournal,
+  writeRetireRecord,
+  type Journal,
+  type RetireRecord
+} from "./transaction/Journal.js"
+import { withLease } from "./transaction/Lease.js"
+import { finalTargets, locateJournal, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
+import { idProblem, locate, sha256 } from "./transaction/Target.js"
+import { newErrors } from "./transaction/Validation.js"
+
+/**
+ * The crash-safe transaction engine (spec 05 §2). `apply` runs, under the
+ * workspace mutation lease: recovery of unfinished journals; containment and
+ * before-hash checks (R-TX-1, R-TX-3); adapter validation of the overlay;
+ * the journal; backups into the blob store; temp-file writes, then deletes;
+ * the commit mark; exact-path git commits; removal of the journal. A failure
+ * before the mark rolls the set back in-process; a crash before it is rolled
+ * back by the next recovery, a crash after it rolled forward (R-TX-5).
+ *
+ * Steps 10 (index refresh) and 12 (outcome recording) are the caller's, after
+ * `apply` returns: the files are final by then, and a crash before the caller
+ * records anything leaves a tree the next index run refreshes.
+ * docs/decisions/0004-transaction-engine.md explains the choices.
+ */
+
+export interface EngineOptions {
+  readonly paths: Pick<WorkspacePaths, "txnDir" | "archiveDir" | "locksDir">
+  readonly bundles: BundleResolver
+  readonly files: BundleFiles["Type"]
+  /** How long a writer waits for the lease (default 30 s). */
+  readonly leaseWaitMillis?: number
+  /** Age past which a lease is stale even with its process alive (default 10 min). */
+  readonly leaseMaxAgeMillis?: number
+}
+
+type Refusal = TransactionRefused | StaleBeforeHash
+type Op = Journal["op"]
+
+/** One target of a set, checked under the lease. */
+interface Step {
+  readonly bundle: TargetBundle
+  readonly path: string
+  readonly absolute: string
+  readonly before: Uint8Array | undefined
+  readonly beforeHash: string | null
+  readonly beforeMode: number | undefined
+  readonly after: Uint8Array | undefined
+  readonly afterHash: string | null
+  readonly mode: number
+  readonly temp: string
+  readonly missingDirs: ReadonlyArray<string>
+}
+
+const encoder = new TextEncoder()
+const bytesOf = (after: string | Uint8Array): Uint8Array => (typeof after === "string" ? encoder.encode(after) : after)
+
+const refused = (where: string, reason: string, hint: string) => new TransactionRefused({ path: where, reason, hint })
+
+const unavailable = (where: string, cause: unknown) =>
+  new WorkspaceUnavailable({ path: where, reason: cause instanceof Error ? cause.message : String(cause), hint: "check permissions and free space, then rerun; recovery resolves what was interrupted" })
+
+const shapeProblem = (change: FileChange): string | undefined => {
+  if ((change.after === undefined) === (change.delete !== true)) return "a change needs either new bytes or delete, not both or neither"
+  if (change.delete === true && change.beforeHash === null) return "a delete needs the before-hash of the file it removes"
+  if (change.mode !== undefined && !(Number.isInteger(change.mode) && change.mode >= 0 && change.mode <= 0o7777)) return "the file mode is not a permission mode"
+  return undefined
+}
+
+const staleHint = "the file changed since the change was made; regenerate the change from the current file (akm proposal refresh) or resolve it by hand"
+
+/** Checks every change under the lease and reads what it replaces: the first problem refuses the whole set. */
+const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: ReadonlyMap<string, TargetBundle>): ReadonlyArray<Step> | Refusal => {
+  const seen = new Set<string>()
+  const steps: Array<Step> = []
+  const digest = sha256(encoder.encode(id)).slice(0, 12)
+  for (const [index, change] of changes.entries()) {
+    const bundle = bundles.get(change.bundle)!
+    const shape = shapeProblem(change)
+    if (shape !== undefined) return refused(change.path, shape, "this is a bug in the code that built the change")
+    const key = `${change.bundle}\0${change.path}`
+    if (seen.has(key)) return refused(change.path, "the change set touches this path twice", "merge the changes to one path into one")
+    seen.add(key)
+    const located = locate(bundle.root, change.path)
+    if (typeof located === "string") return refused(change.path, located, "akm writes only regular files inside the bundle root, never through symbolic links")
+    const before = located.stat === undefined ? undefined : fs.readFileSync(located.absolute)
+    const beforeHash = before === undefined ? null : sha256(before)
+    if (beforeHash !== change.beforeHash) {
+      return new StaleBeforeHash({ bundle: change.bundle, path: change.path, expected: change.beforeHash, actual: beforeHash, hint: staleHint })
+    }
+    const after = change.after === undefined ? undefined : bytesOf(change.after)
+    const beforeMode = located.stat === undefined ? undefined : located.stat.mode & 0o7777
+    steps.push({
+      bundle,
+      path: change.path,
+      absolute: located.absolute,
+      before,
+      beforeHash,
+      beforeMode,
+      after,
+      afterHash: after === undefined ? null : sha256(after),
+      mode: change.mode ?? beforeMode ?? 0o644,
+      temp: tempName(change.path, digest, index),
+      missingDirs: located.missingDirs.map((d) => d)
+    })
+  }
+  return steps
+}
+
+const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>): Journal => {
+  const bundles: Record<string, { root: string; gitCommit: boolean }> = {}
+  const dirs = new Map<string, { bundle: string; path: string }>()
+  for (const step of steps) {
+    bundles[step.bundle.name] = { root: step.bundle.root, gitCommit: step.bundle.gitCommit }
+    for (const dir of step.missingDirs) dirs.set(`${step.bundle.name}\0${dir}`, { bundle: step.bundle.name, path: dir })
+  }
+  return {
+    version: 1,
+    id,
+    op,
+    phase: "prepared",
+    createdAt: new Date().toISOString(),
+    pid: process.pid,
+    ...(message === undefined ? {} : { message }),
+    bundles,
+    targets: steps.map((s) => ({
+      bundle: s.bundle.name,
+      path: s.path,
+      beforeHash: s.beforeHash,
+      afterHash: s.afterHash,
+      ...(s.beforeMode === undefined ? {} : { beforeMode: s.beforeMode }),
+      ...(s.beforeHash === null ? {} : { backup: s.beforeHash }),
+      temp: s.temp
+    })),
+    // Parents sort before their children.
+    createdDirs: [...dirs.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  }
+}
+
+const locatedOf = (journal: Journal, steps: ReadonlyArray<Step>): LocatedJournal => ({
+  targets: steps.map((s, i) => ({ target: journal.targets[i]!, absolute: s.absolute, temp: path.join(s.bundle.root, s.temp) })),
+  createdDirs: journal.createdDirs.map((d) => path.join(journal.bundles[d.bundle]!.root, d.path))
+})
+
+/**
+ * Steps 6–9: journal, backups, writes, deletes, commit mark. Throws on an I/O
+ * failure after rolling back what it wrote (a rollback that fails itself
+ * leaves the journal for recovery).
+ */
+const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>): void => {
+  writeJournal(paths.txnDir, journal)
+  crashPoint("after-journal")
+  try {
+    for (const step of steps) {
+      if (step.before === undefined) continue
+      putBlob(paths.archiveDir, step.before)
+      crashPoint("backup")
+    }
+    makeDirs(journal.createdDirs.map((d) => path.join(journal.bundles[d.bundle]!.root, d.path)))
+    for (const step of steps) {
+      if (step.after === undefined) continue
+      const temp = path.join(step.bundle.root, step.temp)
+      writeTemp(temp, step.after, step.mode)
+      crashPoint("temp-written")
+      commitTemp(temp, step.absolute)
+      crashPoint("write")
+    }
+    for (const step of steps) {
+      if (step.after !== undefined) continue
+      removeFile(step.absolute)
+      crashPoint("delete")
+    }
+    crashPoint("after-writes")
+    writeJournal(paths.txnDir, { ...journal, phase: "committed" })
+  } catch (error) {
+    // A mark that reached the disk despite the error stands; otherwise the set is undone now.
+    const onDisk = readJournal(paths.txnDir, journal.id)
+    if (typeof onDisk === "object" && onDisk.phase === "committed") return
+    const problems = rollBack(locatedOf(journal, steps), paths.archiveDir)
+    if (problems.length === 0) removeRecord(paths.txnDir, journal.id, JOURNAL_FILE)
+    throw error
+  }
+  crashPoint("after-commit-mark")
+}
+
+/** Step 11 for every bundle of the set that commits to git; a failure is a warning, the files stay final. */
+const commitToGit = (journal: Journal, located: LocatedJournal) =>
+  Effect.gen(function* () {
+    const commits: Array<{ bundle: string; sha: string }> = []
+    const warnings: Array<string> = []
+    const message = journal.message ?? `akm: ${journal.op} ${journal.id}`
+    const final = finalTargets(located)
+    for (const [bundle, { root, gitCommit }] of Object.entries(journal.bundles)) {
+      if (!gitCommit) continue
+      const paths = final.filter((t) => t.target.bundle === bundle).map((t) => t.target.path)
+      if (paths.length === 0) continue
+      const outcome = yield* Effect.either(Effect.tryPromise(() => commitExactPaths(root, paths, message)))
+      if (outcome._tag === "Left") warnings.push(`bundle '${bundle}': the git commit failed (${String(outcome.left.error)}); the files are changed but not committed`)
+      else if (outcome.right !== undefined) commits.push({ bundle, sha: outcome.right.sha })
+    }
+    crashPoint("after-git-commit")
+    return { commits, warnings }
+  })
+
+export const makeTransactionEngine = (options: EngineOptions): Transaction["Type"] => {
+  const { paths } = options
+  const leased = withLease({ file: path.join(paths.locksDir, "mutation.lease"), waitMillis: options.leaseWaitMillis ?? 30_000, maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000 })
+  const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
+  const io = <A>(where: string, f: () => A) => Effect.try({ try: f, catch: (cause) => unavailable(where, cause) })
+
+  const resolveAll = (names: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const bundles = new Map<string, TargetBundle>()
+      for (const name of names) if (!bundles.has(name)) bundles.set(name, yield* options.bundles(name))
+      return bundles
+    })
+
+  /** Steps 1–11 for one set; the caller holds the lease. */
+  const applyLocked = (request: ApplyRequest, op: Op, validate: boolean) =>
+    Effect.gen(function* () {
+      const badId = idProblem(request.id)
+      if (badId !== undefined) return yield* refused(request.id, badId, "use the proposal id")
+      if (fs.existsSync(path.join(transactionDir(paths.txnDir, request.id), JOURNAL_FILE))) {
+        return yield* refused(request.id, "an unfinished transaction with this id exists", `recovery could not resolve it; inspect ${transactionDir(paths.txnDir, request.id)} and remove it once the files are right`)
+      }
+      if (request.changes.length === 0) return { id: request.id, changes: [], gitCommits: [] } satisfies ApplyResult as ApplyResult
+
+      // Step 1: group by bundle; read-only bundles and adapters without an authoring path are refused.
+      const bundles = yield* resolveAll(request.changes.map((c) => c.bundle))
+      for (const bundle of bundles.values()) {
+        if (!bundle.writable) return yield* refused(bundle.name, `bundle '${bundle.name}' is read-only`, "akm never writes into read-only bundles; copy the item into a writable bundle")
+        if (!bundle.adapter.writable) return yield* refused(bundle.name, `the ${bundle.adapter.id} adapter of bundle '${bundle.name}' has no authoring path`, "write such bundles with their own tools")
+        if (bundle.gitCommit && (yield* Effect.promise(() => findRepository(bundle.root))) === undefined) {
+          return yield* refused(bundle.name, `bundle '${bundle.name}' asks for git commits (git.commit: true) but ${bundle.root} is not inside a git repository`, "run `git init` there or set git.commit to false")
+        }
+      }
+      // Steps 2 and 4: containment and before-hashes, under the lease.
+      const planned = yield* io(paths.txnDir, () => planSteps(request.id, request.changes, bundles))
+      if (!Array.isArray(planned)) return yield* Effect.fail(planned as Refusal)
+      const steps = planned as ReadonlyArray<Step>
+
+      // Step 5: adapter validation of the overlay.
+      if (validate) {
+        const errors: Array<Diagnostic> = []
+        for (const bundle of bundles.values()) {
+          const changes = request.changes.filter((c) => c.bundle === bundle.name)
+          errors.push(...(yield* newErrors(options.files, { name: bundle.name, root: bundle.root, writable: bundle.writable }, bundle.adapter, changes)))
+        }
+        if (errors.length > 0) return yield* new ValidationFailed({ diagnostics: errors, hint: "the changed files would not validate; fix the listed problems in the change — nothing was written" })
+      }
+
+      // Steps 6–9, then 11, then the journal goes.
+      const journal = journalOf(request.id, op, request.message, steps)
+      yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps))
+      const git = yield* commitToGit(journal, locatedOf(journal, steps))
+      yield* io(paths.txnDir, () => removeRecord(paths.txnDir, request.id, JOURNAL_FILE))
+      crashPoint("after-journal-removed")
+      return {
+        id: request.id,
+        changes: steps.map((s): AppliedChange => ({
+          bundle: s.bundle.name,
+          path: s.path,
+          beforeHash: s.beforeHash,
+          afterHash: s.afterHash,
+          ...(s.beforeHash === null ? {} : { backup: s.beforeHash })
+        })),
+        gitCommits: git.commits,
+        ...(git.warnings.length === 0 ? {} : { warnings: git.warnings })
+      } satisfies ApplyResult as ApplyResult
+    })
+
+  /** The current real roots of the bundles a journal names (a bundle that no longer resolves is absent). */
+  const currentRoots = (names: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const roots = new Map<string, string>()
+      for (const name of names) {
+        const bundle = yield* Effect.either(options.bundles(name))
+        if (bundle._tag === "Right") roots.set(name, bundle.right.root)
+      }
+      return roots
+    })
+
+  /** Moves a journal recovery could only partly resolve out of the way, kept for the user to inspect. */
+  const setAside = (id: string) =>
+    io(paths.txnDir, () => {
+      const aside = path.join(paths.txnDir, ".unresolved")
+      fs.mkdirSync(aside, { recursive: true, mode: 0o700 })
+      fs.renameSync(path.join(transactionDir(paths.txnDir, id), JOURNAL_FILE), path.join(aside, `${id}-${Date.now()}.json`))
+      removeRecord(paths.txnDir, id, JOURNAL_FILE)
+    })
+
+  type Outcome = { readonly rolledBack?: string; readonly rolledForward?: string; readonly refused?: { id: string; reason: string } }
+
+  const recoverJournal = (id: string, journal: Journal) =>
+    Effect.gen(function* () {
+      const located = locateJournal(journal, yield* currentRoots(Object.keys(journal.bundles)))
+      if (typeof located === "string") return { refused: { id, reason: `journal refused: ${located}` } } satisfies Outcome
+      yield* io(paths.archiveDir, () => sweepBlobTemps(paths.archiveDir, journal.targets.flatMap((t) => (t.backup === undefined ? [] : [t.backup]))))
+      if (journal.phase === "prepared") {
+        const problems = yield* io(paths.txnDir, () => rollBack(located, paths.archiveDir))
+        if (problems.length > 0) {
+          yield* setAside(id)
+          return { refused: { id, reason: `rolled back only partly: ${problems.join("; ")}` } } satisfies Outcome
+        }
+        yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
+        return { rolledBack: id } satisfies Outcome
+      }
+      // Past the mark every write is done: finishing means the git commit and removing the journal.
+      yield* io(paths.txnDir, () => removeTemps(located))
+      yield* commitToGit(journal, located)
+      yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
+      return { rolledForward: id } satisfies Outcome
+    })
+
+  /** Resumes (or drops) the second phase of a two-phase move (R-TX-9). */
+  const recoverRetire = (id: string, record: RetireRecord) =>
+    Effect.gen(function* () {
+      const drop = io(paths.txnDir, () => removeRecord(paths.txnDir, id, RETIRE_FILE))
+      if (record.stage === "awaiting-publish") {
+        const roots = yield* currentRoots([...new Set(record.published.map((p) => p.bundle))])
+        const landed = record.published.every((p) => {
+          const root = roots.get(p.bundle)
+          const located = root === undefined ? "gone" : locate(root, p.path)
+          if (typeof located === "string") return false
+          const bytes = located.stat === undefined ? undefined : fs.readFileSync(located.absolute)
+          return (bytes === undefined ? null : sha256(bytes)) === p.afterHash
+        })
+        if (!landed) {
+          yield* drop
+          return { rolledBack: id } satisfies Outcome
+        }
+      }
+      const changes: Array<FileChange> = []
+      for (const c of record.changes) {
+        const after = c.afterBlob === undefined ? undefined : getBlob(paths.archiveDir, c.afterBlob)
+        if (c.afterBlob !== undefined && after === undefined) {
+          yield* drop
+          return { refused: { id, reason: `the pending retire's new bytes for ${c.bundle}//${c.path} are missing from the archive; the published copy stays` } } satisfies Outcome
+        }
+        changes.push({ bundle: c.bundle, path: c.path, beforeHash: c.beforeHash, ...(after === undefined ? { delete: true as const } : { after }), ...(c.mode === undefined ? {} : { mode: c.mode }) })
+      }
+      const retired = yield* Effect.either(applyLocked({ id, changes, ...(record.message === undefined ? {} : { message: record.message }) }, "retire", true))
+      if (retired._tag === "Right") {
+        yield* drop
+        return { rolledForward: id } satisfies Outcome
+      }
+      if (retired.left._tag === "WorkspaceUnavailable") return { refused: { id, reason: `the pending retire could not run yet: ${retired.left.reason}` } } satisfies Outcome
+      yield* drop
+      return { refused: { id, reason: `the pending retire cannot go ahead (${retired.left.message}); the published copy stays and the sources are kept` } } satisfies Outcome
+    })
+
+  /** R-TX-5 for every transaction directory; the caller holds the lease. */
+  const recoverLocked = Effect.gen(function* () {
+    const rolledBack: Array<string> = []
+    const rolledForward: Array<string> = []
+    const refusedIds: Array<{ id: string; reason: string }> = []
+    const record = (outcome: Outcome) => {
+      if (outcome.rolledBack !== undefined) rolledBack.push(outcome.rolledBack)
+      if (outcome.rolledForward !== undefined) rolledForward.push(outcome.rolledForward)
+      if (outcome.refused !== undefined) refusedIds.push(outcome.refused)
+    }
+    // Journals first: a pending retire may go ahead only once its publish is final or rolled back.
+    const ids = yield* io(paths.txnDir, () => listTransactions(paths.txnDir))
+    const blocked = new Set<string>()
+    for (const id of ids) {
+      const badId = idProblem(id)
+      if (badId !== undefined) {
+        record({ refused: { id, reason: `not a transaction directory: ${badId}` } })
+        blocked.add(id)
+        continue
+      }
+      const journal = yield* io(paths.txnDir, () => readJournal(paths.txnDir, id))
+      const outcome: Outcome = typeof journal === "string" ? { refused: { id, reason: journal } } : journal === undefined ? {} : yield* recoverJournal(id, journal)
+      record(outcome)
+      if (outcome.refused !== undefined) blocked.add(id)
+    }
+    for (const id of ids) {
+      if (blocked.has(id)) continue
+      const retire = yield* io(paths.txnDir, () => readRetireRecord(paths.txnDir, id))
+      if (typeof retire === "string") record({ refused: { id, reason: retire } })
+      else if (retire !== undefined) record(yield* recoverRetire(id, retire))
+      // What a crash left before a journal was complete holds nothing that was applied.
+      else yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
+    }
+    return { rolledBack, rolledForward, refused: refusedIds } satisfies RecoveryReport as RecoveryReport
+  })
+
+  const apply = (request: ApplyRequest) => underLease(Effect.zipRight(recoverLocked, applyLocked(request, "apply", true)))
+
+  return Transaction.of({
+    apply,
+    revert: (request) =>
+      underLease(
+        Effect.gen(function* () {
+          yield* recoverLocked
+          const changes: Array<FileChange> = []
+          for (const c of request.changes) {
+            if (c.beforeHash === c.afterHash) continue
+            if (c.beforeHash === null) {
+              changes.push({ bundle: c.bundle, path: c.path, beforeHash: c.afterHash, delete: true })
+              continue
+            }
+            const bytes = yield* io(paths.archiveDir, () => getBlob(paths.archiveDir, c.backup ?? c.beforeHash!))
+            if (bytes === undefined) {
+              return yield* refused(c.path, "the backup of the replaced bytes is missing from the archive", "the archive was purged or damaged; restore the file by hand")
+            }
+            changes.push({ bundle: c.bundle, path: c.path, beforeHash: c.afterHash, after: bytes })
+          }
+          return yield* applyLocked({ id: request.id, changes, message: request.message ?? `akm: revert ${request.id}` }, "revert", false).pipe(
+            Effect.catchTag("ValidationFailed", (e) => Effect.die(e)),
+            Effect.catchTag("StaleBeforeHash", (e) =>
+              Effect.fail(new StaleBeforeHash({ ...e, hint: "the file changed after the change was accepted; reverting would overwrite that edit — revert by hand or make a new proposal" })))
+          )
+        })
+      ),
+    recover: underLease(recoverLocked),
+    twoPhase: (publish, retire) =>
+      underLease(
+        Effect.gen(function* () {
+          yield* recoverLocked
+          for (const id of [publish.id, retire.id]) {
+            const badId = idProblem(id)
+            if (badId !== undefined) return yield* refused(id, badId, "use the proposal id")
+          }
+          if (publish.id === retire.id) return yield* refused(retire.id, "the publish and retire phases need different ids", "derive the retire id from the proposal id, e.g. <id>-retire")
+          const shapes = [...publish.changes, ...retire.changes].map(shapeProblem).find((p) => p !== undefined)
+          if (shapes !== undefined) return yield* refused(retire.id, shapes, "this is a bug in the code that built the change")
+          const base: RetireRecord = {
+            version: 1,
+            id: retire.id,
+            publishId: publish.id,
+            stage: "awaiting-publish",
+            ...(retire.message === undefined ? {} : { message: retire.message }),
+            published: publish.changes.map((c) => ({ bundle: c.bundle, path: c.path, afterHash: c.after === undefined ? null : sha256(bytesOf(c.after)) })),
+            changes: []
+          }
+          const record = yield* io(paths.archiveDir, () => ({
+            ...base,
+            changes: retire.changes.map((c) => ({
+              bundle: c.bundle,
+              path: c.path,
+              beforeHash: c.beforeHash,
+              ...(c.after === undefined ? { delete: true as const } : { afterBlob: putBlob(paths.archiveDir, bytesOf(c.after)) }),
+              ...(c.mode === undefined ? {} : { mode: c.mode })
+            }))
+          }))
+          yield* io(paths.txnDir, () => writeRetireRecord(paths.txnDir, record))
+          crashPoint("after-retire-record")
+          const published = yield* applyLocked(publish, "apply", true).pipe(
+            Effect.tapError(() => io(paths.txnDir, () => removeRecord(paths.txnDir, retire.id, RETIRE_FILE)).pipe(Effect.ignore))
+          )
+          yield* io(paths.txnDir, () => writeRetireRecord(paths.txnDir, { ...record, stage: "published" }))
+          crashPoint("after-publish")
+          const retired = yield* Effect.either(applyLocked(retire, "retire", true))
+          if (retired._tag === "Left") return { publish: published, retire: undefined }
+          yield* io(paths.txnDir, () => removeRecord(paths.txnDir, retire.id, RETIRE_FILE))
+          return { publish: published, retire: retired.right }
+        })
+      ),
+    blob: (hash) => io(paths.archiveDir, () => getBlob(paths.archiveDir, hash))
+  })
+}
+
+/** The engine over the workspace: bundles from config.yaml and akm.lock, adapters from the registry. */
+export const TransactionEngineLive = Layer.effect(
+  Transaction,
+  Effect.gen(function* () {
+    const workspace = yield* WorkspaceConfig
+    const adapters = yield* Adapters
+    const files = yield* BundleFiles
+    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files })
+  })
+)

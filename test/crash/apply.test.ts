@@ -1,0 +1,3 @@
+import { crashMatrix } from "./matrix.js"
+
+crashMatrix(0)
