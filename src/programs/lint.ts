@@ -1,10 +1,11 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import type { BundleAdapter } from "../domain/Adapter.js"
 import { compareDiagnostics, countBySeverity, type Diagnostic, type Severity } from "../domain/Diagnostic.js"
 import type { FileChange } from "../domain/FileChange.js"
-import { Transaction } from "../services/Transaction.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
+import { proposeAndApply } from "./proposals/direct.js"
+import { recoverWrites } from "./proposals/recover.js"
 import { resolveBundle, scanWith } from "./scan.js"
 
 export interface LintInput {
@@ -46,6 +47,8 @@ export interface LintFix {
   readonly applied: number
   /** Why nothing (or not everything) was applied. */
   readonly note?: string
+  /** The proposal that carries the fixes (`akm proposal show`, `revert`). */
+  readonly proposal?: string
 }
 
 export interface LintBundle {
@@ -57,6 +60,8 @@ export interface LintBundle {
   readonly files: ReadonlyArray<LintFile>
   /** Present with --fix. */
   readonly fix?: LintFix
+  /** The root could not be read (`root-missing`): nothing was linted, and the bundle's indexed items are stale (R-AD-8). */
+  readonly stale?: true
 }
 
 /** The result of `akm lint` (documented in docs/cli.md). */
@@ -117,14 +122,25 @@ export const collectFixes = (bundle: string, diagnostics: ReadonlyArray<Diagnost
   return { changes, fixes, available }
 }
 
+/** A bundle whose root cannot be read: one `root-missing` error, so the other bundles are still linted. */
+const rootMissing = (bundle: string, adapter: string, root: string, reason: string): LintBundle => {
+  const diagnostics: ReadonlyArray<Diagnostic> = [{
+    code: "root-missing",
+    severity: "error",
+    path: ".",
+    message: `the bundle root ${root} cannot be read (${reason}); its indexed items are stale — restore the folder or remove the bundle`
+  }]
+  return { bundle, adapter, root, items: 0, counts: countBySeverity(diagnostics), files: groupByFile(diagnostics), stale: true }
+}
+
 const sumCounts = (all: ReadonlyArray<Counts>): Counts =>
   all.reduce((a, b) => ({ error: a.error + b.error, warning: a.warning + b.warning, info: a.info + b.info }), { error: 0, warning: 0, info: 0 })
 
 /**
  * `akm lint`: scans each bundle (never writing, R-AD-7) and reports its
- * diagnostics grouped by file. With --fix, every diagnostic's fix is applied
- * in one change set through the Transaction service, then the bundle is
- * scanned again so the report shows what remains.
+ * diagnostics grouped by file. With --fix, every diagnostic's fix goes into
+ * one proposal that is accepted in the same step when policy allows, then the
+ * bundle is scanned again so the report shows what remains.
  */
 export const lint = Effect.fn("lint")(function* (input: LintInput) {
   const workspace = yield* WorkspaceConfig
@@ -132,11 +148,18 @@ export const lint = Effect.fn("lint")(function* (input: LintInput) {
   const names = Object.keys(config.bundles)
   if (input.bundle !== undefined && !names.includes(input.bundle)) return yield* bundleNotFound(input.bundle, names)
   const selected = input.bundle === undefined ? names : [input.bundle]
+  // A writing command resolves interrupted transactions first (R-TX-5).
+  if (input.fix) yield* recoverWrites()
 
   const bundles: Array<LintBundle> = []
   for (const name of selected) {
     const { info, adapter } = yield* resolveBundle(name)
-    let scan = yield* scanWith(info, adapter)
+    const scanned = yield* Effect.either(scanWith(info, adapter))
+    if (Either.isLeft(scanned)) {
+      bundles.push(rootMissing(name, adapter.id, info.root, scanned.left.reason))
+      continue
+    }
+    let scan = scanned.right
     let fix: LintFix | undefined
     if (input.fix) {
       const collected = collectFixes(name, scan.diagnostics)
@@ -150,12 +173,22 @@ export const lint = Effect.fn("lint")(function* (input: LintInput) {
             : `the ${adapter.id} adapter has no authoring path; fixes cannot be applied`
         }
       } else {
-        yield* (yield* Transaction).apply(collected.changes, { root: info.root })
-        scan = yield* scanWith(info, adapter)
+        const proposed = yield* proposeAndApply({
+          title: `akm lint --fix (${name})`,
+          recipe: "lint-fix",
+          changeClass: "mechanical",
+          changes: collected.changes,
+          evidence: scan.diagnostics.filter((d) => d.fix !== undefined && d.fix.length > 0).map((d) => ({ kind: "lint-error", id: d.code, ...(d.ref === undefined ? {} : { ref: d.ref }), note: `${d.path}: ${d.message}` })),
+          bundle: name,
+          root: info.root
+        })
+        const applied = proposed.status === "accepted"
+        if (applied) scan = yield* scanWith(info, adapter)
         fix = {
           available: collected.available,
-          applied: collected.fixes,
-          ...(collected.fixes < collected.available ? { note: "some fixes touch the same file; run `akm lint --fix` again to apply the rest" } : {})
+          applied: applied ? collected.fixes : 0,
+          proposal: proposed.id,
+          ...(!applied ? { note: proposed.hint ?? `proposal ${proposed.id} is ${proposed.status}` } : collected.fixes < collected.available ? { note: "some fixes touch the same file; run `akm lint --fix` again to apply the rest" } : {})
         }
       }
     }

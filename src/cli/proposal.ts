@@ -1,0 +1,148 @@
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import { Effect, Option } from "effect"
+import { createInterface } from "node:readline/promises"
+import { Conflict } from "../domain/Errors.js"
+import { PROPOSAL_STATUSES, shortId } from "../domain/Proposal.js"
+import { proposalAccept, type DecisionResult } from "../programs/proposals/accept.js"
+import { proposalDiff } from "../programs/proposals/diff.js"
+import { proposalList } from "../programs/proposals/list.js"
+import { proposalNew } from "../programs/proposals/new.js"
+import { proposalReject } from "../programs/proposals/reject.js"
+import { proposalRevert } from "../programs/proposals/revert.js"
+import { proposalShow, type ProposalView } from "../programs/proposals/show.js"
+import type { ProposalSummary } from "../services/ProposalStore.js"
+import { globalOptions } from "./options.js"
+import { table, type Style, type View } from "./render.js"
+import { callerContext, runCommand } from "./run.js"
+
+const id = Args.text({ name: "id" }).pipe(Args.withDescription("the proposal's id, or its first 8 characters"))
+
+const statusColour = (status: string, s: Style): string =>
+  status === "accepted" ? s.green(status) : status === "failed" ? s.red(status) : status === "pending" ? s.yellow(status) : s.dim(status)
+
+const filesText = (files: ProposalSummary["files"]): string =>
+  files.length === 1 ? `${files[0]!.bundle}//${files[0]!.path}` : `${files.length} files`
+
+const listView: View<{ readonly proposals: ReadonlyArray<ProposalSummary> }> = {
+  text: (r, s) =>
+    r.proposals.length === 0
+      ? "no proposals"
+      : table([
+        [s.dim("ID"), s.dim("STATUS"), s.dim("RECIPE"), s.dim("CLASS"), s.dim("CREATED"), s.dim("FILES"), s.dim("TITLE")],
+        ...r.proposals.map((p) => [shortId(p.id), statusColour(p.status, s), p.recipe, p.changeClass, p.createdAt.slice(0, 16).replace("T", " "), filesText(p.files), p.title])
+      ]),
+  rows: (r) => r.proposals
+}
+
+const showText = (p: ProposalView, s: Style): string => {
+  const facts = table([
+    ["id", p.id],
+    ["title", s.bold(p.title)],
+    ["status", `${statusColour(p.status, s)}${p.decidedBy === undefined ? "" : s.dim(` by ${p.decidedBy} at ${p.decidedAt}`)}`],
+    ...(p.reason === undefined ? [] : [["reason", p.reason]]),
+    ["recipe", `${p.recipe} (${p.changeClass})`],
+    ["created", p.createdAt],
+    ["fingerprint", s.dim(p.fingerprint.slice(0, 16))]
+  ])
+  const evidence = p.evidence.map((e) => `  ${e.kind} ${e.ref ?? e.id}${e.note === undefined ? "" : ` — ${e.note}`}`)
+  const evaluation = p.evaluation === undefined
+    ? []
+    : [
+      `${s.dim("evaluation:")} ${p.evaluation.verdict === "pass" ? s.green("pass") : s.red("fail")} ${s.dim(`(${p.evaluation.evaluator})`)}`,
+      ...p.evaluation.diagnostics.map((d) => `  ${d.severity}  ${d.code}  ${d.path}${d.line === undefined ? "" : `:${d.line}`}  ${d.message}`)
+    ]
+  const outcomes = p.outcomes.map((o) => `  ${o.at}  ${o.kind}${o.error === undefined ? "" : `: ${o.error.message}`}${o.note === undefined ? "" : s.dim(` (${o.note})`)}`)
+  const files = p.files.map((f) => `${s.bold(`${f.action} ${f.bundle}//${f.path}`)}${f.note === undefined ? "" : s.yellow(` — ${f.note}`)}\n${f.diff}`)
+  return [
+    facts,
+    ...(evidence.length === 0 ? [] : [s.dim("evidence:"), ...evidence]),
+    ...evaluation,
+    ...(outcomes.length === 0 ? [] : [s.dim("history:"), ...outcomes]),
+    "",
+    ...files
+  ].join("\n").replace(/\n+$/, "")
+}
+
+const showView: View<ProposalView> = { text: showText }
+
+const decisionView: View<DecisionResult> = {
+  text: (r, s) =>
+    [
+      `${s.green("✓")} ${r.status} ${shortId(r.id)} ${r.title}`,
+      ...r.changes.map((c) => `  ${c.afterHash === null ? "deleted" : c.beforeHash === null ? "created" : "updated"} ${c.bundle}//${c.path}`),
+      ...r.gitCommits.map((c) => s.dim(`  committed ${c.sha.slice(0, 12)} in ${c.bundle}`)),
+      ...r.warnings.map((w) => s.yellow(`  warning: ${w}`))
+    ].join("\n")
+}
+
+const list = Command.make(
+  "list",
+  {
+    status: Options.choice("status", PROPOSAL_STATUSES).pipe(Options.withDescription("only proposals with this status"), Options.optional),
+    recipe: Options.text("recipe").pipe(Options.withDescription("only proposals of this recipe (remember, import, create, lint-fix, manual, …)"), Options.optional),
+    bundle: Options.text("bundle").pipe(Options.withDescription("only proposals that change this bundle"), Options.optional),
+    ...globalOptions
+  },
+  (o) =>
+    runCommand(o, proposalList({ status: Option.getOrUndefined(o.status), recipe: Option.getOrUndefined(o.recipe), bundle: Option.getOrUndefined(o.bundle) }), listView)
+).pipe(Command.withDescription("List proposals, newest first. Example: akm proposal list --status pending"))
+
+const show = Command.make("show", { id, ...globalOptions }, (o) => runCommand(o, proposalShow(o.id), showView)).pipe(
+  Command.withDescription("Show a proposal: evidence, evaluation, history and a diff per file. Example: akm proposal show 1a2b3c4d")
+)
+
+const diff = Command.make("diff", { id, ...globalOptions }, (o) =>
+  runCommand(o, proposalDiff(o.id), { text: (r) => r.diff.replace(/\n$/, "") })
+).pipe(Command.withDescription("Print a proposal's unified diff. Example: akm proposal diff 1a2b3c4d | less"))
+
+/** On a terminal, shows the diff and asks before applying; without one (scripts, agents) the command itself is the decision. */
+const confirmed = (idOrPrefix: string, yes: boolean) =>
+  yes || process.stdin.isTTY !== true || process.stderr.isTTY !== true
+    ? Effect.void
+    : Effect.gen(function* () {
+      const { diff: text } = yield* proposalDiff(idOrPrefix)
+      process.stderr.write(text)
+      const answer = yield* Effect.promise(async () => {
+        const prompt = createInterface({ input: process.stdin, output: process.stderr })
+        try {
+          return await prompt.question("Apply this proposal? [y/N] ")
+        } finally {
+          prompt.close()
+        }
+      })
+      if (!/^y(es)?$/i.test(answer.trim())) return yield* new Conflict({ message: "not accepted: declined at the prompt", hint: "nothing was written; pass -y to accept without asking" })
+    })
+
+const accept = Command.make(
+  "accept",
+  { id, yes: Options.boolean("yes").pipe(Options.withAlias("y"), Options.withDescription("do not ask on a terminal")), ...globalOptions },
+  (o) => runCommand(o, Effect.zipRight(confirmed(o.id, o.yes), proposalAccept(o.id)), decisionView)
+).pipe(Command.withDescription("Apply a pending proposal through the transaction engine. Example: akm proposal accept 1a2b3c4d -y"))
+
+const reject = Command.make(
+  "reject",
+  { id, reason: Options.text("reason").pipe(Options.withDescription("why (kept with the proposal)")), ...globalOptions },
+  (o) => runCommand(o, proposalReject(o.id, o.reason), { text: (r, s) => `${s.dim("✗")} rejected ${shortId(r.id)} ${r.title}: ${r.reason}` })
+).pipe(Command.withDescription("Close a pending proposal without applying it. Example: akm proposal reject 1a2b3c4d --reason \"duplicate\""))
+
+const revert = Command.make("revert", { id, ...globalOptions }, (o) => runCommand(o, proposalRevert(o.id), decisionView)).pipe(
+  Command.withDescription("Undo an accepted proposal: restore the replaced bytes, remove created files. Example: akm proposal revert 1a2b3c4d")
+)
+
+const create = Command.make(
+  "new",
+  {
+    bundle: Options.text("bundle").pipe(Options.withDescription("the bundle the files belong to")),
+    file: Options.text("file").pipe(Options.withDescription("path=@local-file: write the local file's bytes to this bundle path (repeatable)"), Options.repeated),
+    title: Options.text("title").pipe(Options.withDescription("what the proposal does")),
+    ...globalOptions
+  },
+  (o) => runCommand(o, proposalNew({ bundle: o.bundle, files: o.file, title: o.title, ...callerContext() }), showView)
+).pipe(Command.withDescription("Make a proposal by hand from local files, for review. Example: akm proposal new --bundle notes --file guides/setup.md=@./draft.md --title \"Setup guide\""))
+
+export const proposalCommand = Command.make("proposal").pipe(
+  Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal."),
+  Command.withSubcommands([list, show, diff, accept, reject, revert, create])
+)

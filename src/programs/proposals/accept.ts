@@ -1,0 +1,128 @@
+import { Effect, Either } from "effect"
+import { Conflict } from "../../domain/Errors.js"
+import { appliedFileOf, sha256Hex, shortId, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
+import { BundleFiles } from "../../services/BundleFiles.js"
+import { ProposalStore } from "../../services/ProposalStore.js"
+import { Transaction, type AppliedChange } from "../../services/Transaction.js"
+import { indexBundles } from "../indexBundles.js"
+import { resolveBundle } from "../scan.js"
+import { bundlesOf, findProposal, now } from "./lookup.js"
+import { recoverWrites } from "./recover.js"
+
+/** What accept (and revert) report. */
+export interface DecisionResult {
+  readonly id: string
+  readonly title: string
+  readonly status: ProposalStatus
+  readonly changes: ReadonlyArray<AppliedChange>
+  readonly gitCommits: ReadonlyArray<{ readonly bundle: string; readonly sha: string }>
+  readonly warnings: ReadonlyArray<string>
+}
+
+/** An engine error as an outcome row: its tag, message and the file it names. */
+export const outcomeError = (error: { readonly _tag: string; readonly message: string; readonly path?: string }) => ({
+  tag: error._tag,
+  message: error.message,
+  ...(error.path === undefined ? {} : { path: error.path })
+})
+
+const why = (p: Proposal): string =>
+  p.status === "failed" ? ` (${p.reason ?? "it failed"}); make it again from the current files` : p.status === "accepted" ? "; undo it with `akm proposal revert`" : ""
+
+export const notPending = (p: Proposal, verb: string) =>
+  new Conflict({ message: `proposal ${shortId(p.id)} is ${p.status}, not pending; only a pending proposal can be ${verb}`, hint: `see \`akm proposal show ${shortId(p.id)}\`${why(p)}` })
+
+/**
+ * Spec 05 §2 step 10: the index rows of the changed bundles are refreshed once
+ * after the files are final. The change stands whatever happens here: a
+ * failed refresh is a warning, and the next `akm index` catches up.
+ */
+export const refreshIndex = (bundles: ReadonlyArray<string>) =>
+  Effect.forEach(bundles, (bundle) =>
+    indexBundles({ bundle }).pipe(
+      Effect.as<ReadonlyArray<string>>([]),
+      Effect.catchAll((error) => Effect.succeed([`the index of bundle '${bundle}' was not refreshed (${error.message}); run \`akm index\``]))
+    )).pipe(Effect.map((warnings) => warnings.flat()))
+
+/**
+ * Whether every file already holds the proposal's after-bytes (deleted files
+ * are gone): an accept that crashed after the engine finished but before its
+ * outcome was recorded leaves exactly this.
+ */
+const inPlace = (proposal: Proposal) =>
+  Effect.gen(function* () {
+    const files = yield* BundleFiles
+    for (const bundle of bundlesOf(proposal)) {
+      const { info } = yield* resolveBundle(bundle)
+      for (const change of proposal.changes.filter((c) => c.bundle === bundle)) {
+        const current = yield* files.hash(info.root, [change.path]).pipe(Effect.map((h) => h.hash), Effect.orElseSucceed(() => null))
+        if (current !== (change.after === undefined ? null : sha256Hex(change.after))) return false
+      }
+    }
+    return true
+  }).pipe(Effect.orElseSucceed(() => false))
+
+/**
+ * `akm proposal accept`: recovery first (R-TX-5), then the engine applies the
+ * stored bytes exactly as reviewed (R-TX-2), then the outcome and the files
+ * as applied (with their backups) are recorded with an event, then the
+ * changed bundles' index rows are refreshed once. A stale
+ * before-hash or a validation error makes the proposal `failed` and the
+ * command fails naming the file; a refusal that says nothing about the
+ * proposal itself (a read-only bundle, the lease) leaves it pending.
+ */
+export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix: string, options: { readonly by?: string } = {}) {
+  const store = yield* ProposalStore
+  const transaction = yield* Transaction
+  yield* recoverWrites()
+  const proposal = yield* findProposal(idOrPrefix)
+  if (proposal.status !== "pending") return yield* notPending(proposal, "accepted")
+  const errors = proposal.evaluation?.diagnostics.filter((d) => d.severity === "error") ?? []
+  if (proposal.evaluation?.verdict === "fail") {
+    const first = errors[0]
+    return yield* new Conflict({
+      message: `proposal ${shortId(proposal.id)} does not validate${first === undefined ? "" : `: ${first.path}: ${first.message} [${first.code}]`}`,
+      hint: `see \`akm proposal show ${shortId(proposal.id)}\`; reject it and make a corrected one`
+    })
+  }
+  const by = options.by ?? "user"
+  const applied = yield* Effect.either(transaction.apply({ id: proposal.id, changes: proposal.changes, message: proposal.title }))
+  const at = yield* now
+  if (Either.isLeft(applied)) {
+    const error = applied.left
+    // Another process may have decided it while this one waited for the lease.
+    const current = yield* store.get(proposal.id)
+    if (current !== undefined && current.status !== "pending") return yield* notPending(current, "accepted")
+    if (error._tag === "StaleBeforeHash" && (yield* inPlace(proposal))) {
+      const changes = proposal.changes.map(appliedFileOf)
+      yield* store.decide(proposal.id, { from: ["pending"], to: "accepted", at, by: "recovery", outcome: { changes, gitCommits: [], note: "found applied: an earlier accept finished writing but not recording" } })
+      const warnings = ["the change was already applied by an earlier, interrupted accept", ...(yield* refreshIndex(bundlesOf(proposal)))]
+      return { id: proposal.id, title: proposal.title, status: "accepted", changes, gitCommits: [], warnings } satisfies DecisionResult as DecisionResult
+    }
+    if (error._tag === "StaleBeforeHash" || error._tag === "ValidationFailed") {
+      yield* store.decide(proposal.id, { from: ["pending"], to: "failed", at, by, reason: error.message, outcome: { error: outcomeError(error) } })
+    } else {
+      yield* store.refused(proposal.id, at, outcomeError(error))
+    }
+    return yield* Effect.fail(error)
+  }
+  const result = applied.right
+  // The files are the truth: a reject that raced this accept loses to the applied change.
+  yield* store.decide(proposal.id, {
+    from: ["pending", "rejected", "expired"],
+    to: "accepted",
+    at,
+    by,
+    outcome: { changes: result.changes, gitCommits: result.gitCommits, ...(result.warnings === undefined || result.warnings.length === 0 ? {} : { note: result.warnings.join("; ") }) }
+  })
+  // Recorded before the index refresh: the tree and state.db disagree for as short a time as possible.
+  const warnings = [...(result.warnings ?? []), ...(yield* refreshIndex(bundlesOf(proposal)))]
+  return {
+    id: proposal.id,
+    title: proposal.title,
+    status: "accepted",
+    changes: result.changes,
+    gitCommits: result.gitCommits,
+    warnings
+  } satisfies DecisionResult as DecisionResult
+})
