@@ -58,6 +58,7 @@ export const AkmConfig = Schema.Struct({
   improve: Schema.optional(Section),
   memory: Schema.optional(Section),
   policy: Schema.optional(Section),
+  proposals: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) })),
   logs: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) }))
 })
 export type AkmConfig = typeof AkmConfig.Type

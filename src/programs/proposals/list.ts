@@ -1,9 +1,10 @@
 import { Effect } from "effect"
 import type { ProposalStatus } from "../../domain/Proposal.js"
 import { ProposalStore, type ProposalSummary } from "../../services/ProposalStore.js"
+import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { now } from "./lookup.js"
 
-/** Pending proposals older than this expire (spec 05 §3, `proposals.retentionDays`). */
+/** Pending proposals older than this expire unless config `proposals.retentionDays` says otherwise (spec 05 §3). */
 export const PROPOSAL_RETENTION_DAYS = 90
 
 export interface ProposalListInput {
@@ -15,8 +16,10 @@ export interface ProposalListInput {
 /** Pending proposals past the retention become `expired` (returns their ids). */
 export const expirePending = Effect.fn("proposal.expire")(function* () {
   const store = yield* ProposalStore
+  const config = yield* (yield* WorkspaceConfig).read
+  const days = config.proposals?.retentionDays ?? PROPOSAL_RETENTION_DAYS
   const at = yield* now
-  return yield* store.expire(new Date(Date.parse(at) - PROPOSAL_RETENTION_DAYS * 86_400_000).toISOString(), at)
+  return yield* store.expire(new Date(Date.parse(at) - days * 86_400_000).toISOString(), at)
 })
 
 /** `akm proposal list`: newest first, after expiring pending proposals past their retention. */
