@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeWorkspace } from "../support/cli.js"
@@ -99,5 +99,16 @@ describe("akm lint", () => {
     expect(missing.error().error.code).toBe("not_found")
     const usage = await workspace.run(["lint", "--fail-on", "info"])
     expect(usage.code).toBe(2)
+  })
+
+  it("a bundle whose root was deleted is a root-missing error (exit 1, not 78); the rest is still linted", async () => {
+    const goneDir = workspace.folder("gone", notes)
+    expect((await workspace.run(["bundle", "add", goneDir, "--name", "gone"])).code).toBe(0)
+    rmSync(goneDir, { recursive: true, force: true })
+    const r = await workspace.run(["lint", "--format", "json"])
+    expect(r.code, r.stderr).toBe(1)
+    const result = r.json()
+    expect(result.bundles.map((b: { bundle: string }) => b.bundle)).toEqual(["notes", "skills", "frozen", "gone"])
+    expect(result.bundles[3]).toMatchObject({ bundle: "gone", items: 0, stale: true, files: [{ path: ".", diagnostics: [{ code: "root-missing", severity: "error" }] }] })
   })
 })

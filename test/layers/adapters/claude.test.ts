@@ -120,6 +120,24 @@ describe("claude adapter: probe", () => {
     expect(probe({ ".claude/agents/a.md": "x" })).toBe(true)
   })
 
+  it("picks a bare ~/.claude directory by its settings.json, without CLAUDE.md", () => {
+    expect(probe(treeFromDir(`${fixtures}claude-home`))).toBe(true)
+    expect(probe({ "settings.json": "{}", "skills/a/SKILL.md": "x" })).toBe(true)
+    expect(probe({ "settings.json": "[1]", "commands/a.md": "x" })).toBe(false)
+    expect(probe({ "settings.json": "{ not json", "commands/a.md": "x" })).toBe(false)
+    expect(probe({ "settings.json": "{}", "docs/a.md": "x" })).toBe(false)
+  })
+
+  it("indexes a bare ~/.claude directory's subagents, commands and skills, not its settings or state", () => {
+    const home = scanDir(claudeAdapter, `${fixtures}claude-home`)
+    expect(home.items.map((i) => [i.conceptId, i.projection.type])).toEqual([
+      ["agents/reviewer", "agent"],
+      ["commands/standup", "command"],
+      ["skills/changelog", "skill"]
+    ])
+    expect(home.diagnostics).toEqual([])
+  })
+
   it("needs both a marker and content", () => {
     expect(probe({ "CLAUDE.md": "# x", "docs/a.md": "x" })).toBe(false)
     expect(probe({ "commands/a.md": "x", "agents/b.md": "x" })).toBe(false)

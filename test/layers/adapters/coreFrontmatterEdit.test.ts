@@ -1,4 +1,5 @@
 import fc from "fast-check"
+import { Document, type YAMLMap, type YAMLSeq } from "yaml"
 import { describe, expect, it } from "vitest"
 import { parseFrontmatter } from "../../../src/layers/adapters/core/Frontmatter.js"
 import { editFrontmatter, renderWithFrontmatter } from "../../../src/layers/adapters/core/FrontmatterEdit.js"
@@ -52,6 +53,25 @@ describe("core/FrontmatterEdit.editFrontmatter", () => {
     expect(editFrontmatter("# Note\n", (e) => e.set("type", "knowledge"))).toBe("---\ntype: knowledge\n---\n\n# Note\n")
   })
 
+  it("keeps an edited value's style: flow collections stay flow, quoted-by-choice strings stay quoted", () => {
+    const styled = "---\ntags: [a, b] # why\nby: { name: x, at: y }\nwhen: '2026-01-01'\nid: \"07\"\n---\nBody\n"
+    expect(editFrontmatter(styled, (e) => e.set("tags", ["a", "b", "c"]))).toBe(styled.replace("tags: [a, b] # why", "tags: [a, b, c] # why"))
+    expect(editFrontmatter(styled, (e) => e.set("by", { name: "z", at: "y" }))).toBe(styled.replace("{ name: x, at: y }", "{ name: z, at: y }"))
+    expect(editFrontmatter(styled, (e) => e.set("when", "2026-02-02"))).toBe(styled.replace("'2026-01-01'", "'2026-02-02'"))
+    // "07" is quoted because it must be, not by choice: the new value is written as a new file would write it.
+    expect(editFrontmatter(styled, (e) => e.set("id", "x7"))).toBe(styled.replace("\"07\"", "x7"))
+    // A flow collection set to a scalar, or a value too long for one line, becomes a plain value or block lines.
+    expect(editFrontmatter(styled, (e) => e.set("tags", "none"))).toBe(styled.replace("tags: [a, b] # why\n", "tags: none\n"))
+  })
+
+  it("writes block lists in the block's own indentation, for changed and new keys", () => {
+    const flush = "---\ntags:\n- a\nmeta:\n  owner: x\n---\n"
+    expect(editFrontmatter(flush, (e) => e.set("tags", ["a", "b"]))).toBe("---\ntags:\n- a\n- b\nmeta:\n  owner: x\n---\n")
+    expect(editFrontmatter(flush, (e) => e.set("more", { list: ["z"] }))).toBe("---\ntags:\n- a\nmeta:\n  owner: x\nmore:\n  list:\n  - z\n---\n")
+    const indented = "---\ntags:\n  - a\n---\n"
+    expect(editFrontmatter(indented, (e) => e.set("tags", ["a", "b"]))).toBe("---\ntags:\n  - a\n  - b\n---\n")
+  })
+
   it("refuses to edit malformed frontmatter", () => {
     expect(() => editFrontmatter("---\na: [\n---\n", (e) => e.set("a", 1))).toThrow(/malformed/)
   })
@@ -98,6 +118,21 @@ describe("frontmatter edit round-trip (property)", () => {
       expect(/\r\n/.test(edited)).toBe(/\r\n/.test(text))
       if (k in fields) expect(editFrontmatter(edited, (e) => e.set(k, fields[k]))).toBe(text)
       else expect(editFrontmatter(edited, (e) => e.delete(k))).toBe(text)
+    }), { numRuns: 300 })
+  })
+
+  it("in a file written with flow collections, setting a collection and setting it back restores the exact bytes", () => {
+    const flowFile = fc.uniqueArray(fc.tuple(key, fc.array(fc.oneof(text, fc.integer()), { minLength: 1, maxLength: 4 })), { selector: ([k]) => k, minLength: 1, maxLength: 4 })
+      .map((entries) => {
+        const doc = new Document(Object.fromEntries(entries))
+        for (const pair of (doc.contents as YAMLMap).items) (pair.value as YAMLSeq).flow = true
+        return { fields: Object.fromEntries(entries), text: `---\n${doc.toString({ lineWidth: 0 })}---\nBody\n` }
+      })
+    fc.assert(fc.property(flowFile, fc.nat(), fc.array(text, { minLength: 1, maxLength: 3 }), ({ fields, text }, pick, next) => {
+      const k = Object.keys(fields)[pick % Object.keys(fields).length]!
+      const edited = editFrontmatter(text, (e) => e.set(k, next))
+      expect(parseFrontmatter(edited).data).toEqual({ ...fields, [k]: next })
+      expect(editFrontmatter(edited, (e) => e.set(k, fields[k]))).toBe(text)
     }), { numRuns: 300 })
   })
 })

@@ -52,6 +52,23 @@ describe("core/Markdown.scanMarkdown", () => {
     expect(scanMarkdown("one\ntwo [x](x.md)\n").links).toEqual([{ target: "x.md", text: "x", line: 2 }])
   })
 
+  it("keeps inline code spans and plain-text runs apart, with their lines; fenced code is neither", () => {
+    const scan = scanMarkdown("Run `scripts/a.py` then\nimport @docs/b.md.\n\n```\n`fenced` @no\n```\n\n# Use `x`\n", 2)
+    expect(scan.codeSpans).toEqual([{ text: "scripts/a.py", line: 3 }, { text: "x", line: 10 }])
+    expect(scan.textRuns).toEqual([{ text: "Run ", line: 3 }, { text: " then", line: 3 }, { text: "import @docs/b.md.", line: 4 }, { text: "Use ", line: 10 }])
+  })
+
+  it("lists list items with their line, nesting, section and leading link", () => {
+    const scan = scanMarkdown("* [Early](e.md)\n\n# Tables\n\n* [Orders](orders.md) - the orders table\n  * [Nested](n.md)\n* plain text\n\n> * [Quoted](q.md)\n")
+    expect(scan.listItems.map((item) => [item.line, item.topLevel, item.section?.text, item.leadingLink])).toEqual([
+      [1, true, undefined, { target: "e.md", after: "" }],
+      [5, true, "Tables", { target: "orders.md", after: " - the orders table" }],
+      [6, false, "Tables", { target: "n.md", after: "" }],
+      [7, true, "Tables", undefined],
+      [9, false, "Tables", { target: "q.md", after: "" }]
+    ])
+  })
+
   it("survives hostile input: 5,000 nested list levels and a 100k-character line", () => {
     const nested = Array.from({ length: 5000 }, (_, i) => `${"  ".repeat(i)}- item`).join("\n")
     expect(() => scanMarkdown(nested)).not.toThrow()

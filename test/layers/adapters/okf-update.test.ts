@@ -40,22 +40,26 @@ describe("updateConcept: golden round trips (source-preserving, spec 03 okf)", (
     })
   })
 
-  it("a changed collection is rewritten on its own lines only; a scalar's trailing comment stays", () => {
-    expect(diff(gateway, update(gateway, { tags: ["payments", "pci", "refunds"] }))).toEqual({
-      line: 6,
-      removed: ["- payments", "- pci"],
-      added: ["  - payments", "  - pci", "  - refunds"]
-    })
+  it("a changed collection keeps its style: block lists their indentation, flow collections stay on their line", () => {
+    expect(diff(gateway, update(gateway, { tags: ["payments", "pci", "refunds"] }))).toEqual({ line: 8, removed: [], added: ["- refunds"] })
+    expect(diff(gateway, update(gateway, { sources: [{ id: "pci-notes", title: "PCI scoping notes" }, { id: "audit" }] }))).toEqual({ line: 16, removed: [], added: ["  - id: audit"] })
     expect(diff(api, update(api, { generated: { by: "akm/0.3.0", at: "2026-06-01T00:00:00Z" } }))).toEqual({
       line: 8,
       removed: ["generated: { by: reference_agent/gemini-2.5-pro, at: 2026-05-02T10:15:00Z }"],
-      added: ["generated:", "  by: akm/0.3.0", "  at: 2026-06-01T00:00:00Z"]
+      added: ["generated: { by: akm/0.3.0, at: 2026-06-01T00:00:00Z }"]
     })
-    const quoted = "---\ntype: X\nat: '2026-01-01T00:00:00Z' # when\n---\n"
+    expect(diff(api, update(api, { tags: ["checkout", "orders"] }))).toEqual({ line: 6, removed: ["tags: [checkout, orders, public-api]"], added: ["tags: [checkout, orders]"] })
+    // A new block list follows the block's own list indentation.
+    expect(diff(gateway, update(gateway, { aliases: ["psp"] }))).toEqual({ line: 16, removed: [], added: ["aliases:", "- psp"] })
+  })
+
+  it("a scalar quoted by choice stays quoted, with its trailing comment; one quoted by need follows the new value", () => {
+    const quoted = "---\ntype: X\nat: '2026-01-01T00:00:00Z' # when\nid: \"07\"\n---\n"
     const edited = update(quoted, { at: "2026-02-02T00:00:00Z" })
-    expect(diff(quoted, edited)).toMatchObject({ line: 3, removed: ["at: '2026-01-01T00:00:00Z' # when"] })
-    expect(diff(quoted, edited).added).toEqual([expect.stringMatching(/^at: .*2026-02-02T00:00:00Z.* # when$/)])
-    expect(parseFrontmatter(edited).data).toEqual({ type: "X", at: "2026-02-02T00:00:00Z" })
+    expect(diff(quoted, edited)).toEqual({ line: 3, removed: ["at: '2026-01-01T00:00:00Z' # when"], added: ["at: '2026-02-02T00:00:00Z' # when"] })
+    expect(parseFrontmatter(edited).data).toEqual({ type: "X", at: "2026-02-02T00:00:00Z", id: "07" })
+    // "07" must be quoted to stay a string; "x7" need not be.
+    expect(diff(quoted, update(quoted, { id: "x7" }))).toEqual({ line: 4, removed: ["id: \"07\""], added: ["id: x7"] })
   })
 
   it("a multi-line plain scalar is replaced as a whole, its neighbours untouched", () => {

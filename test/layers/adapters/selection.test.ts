@@ -69,7 +69,8 @@ describe("adapter registry", () => {
 })
 
 describe("selection goldens (R-AD-6)", () => {
-  const roots = [...ids.map((id) => [id, id] as const), ["claude-plugin", "claude"] as const]
+  // A bare ~/.claude directory (settings.json, agents/, commands/, skills/, no CLAUDE.md) is claude, not akm.
+  const roots = [...ids.map((id) => [id, id] as const), ["claude-plugin", "claude"] as const, ["claude-home", "claude"] as const]
 
   for (const [dir, expected] of roots) {
     it(`test/fixtures/adapters/${dir}/ is ${expected}`, async () => {
@@ -86,6 +87,16 @@ describe("selection goldens (R-AD-6)", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }
+  })
+
+  it("an embedding program gets the registry and the file layer from the public API", async () => {
+    const api = await import("../../../src/index.js")
+    const layer = api.AdaptersBuiltIn.pipe(Layer.provide(api.BundleFilesNode))
+    const found = await Effect.runPromise(Effect.flatMap(Adapters, (a) => a.detect(path.join(fixtures, "claude-home"))).pipe(Effect.provide(layer)))
+    expect(found.id).toBe("claude")
+    expect(api.registryAdapters(api.builtInRegistry).map((a) => a.id)).toEqual(ids)
+    expect(api.makeAdapters(api.builtInRegistry, api.makeBundleFiles()).get("okf")).toEqual(api.adapterInfo(api.builtInRegistry.markdownFallback))
+    expect(Effect.runSync(api.selectAdapter(api.builtInRegistry, probeContextFromTree({ "notes/a.md": "# a\n" }))).id).toBe("okf")
   })
 
   it("no probe writes: every golden root keeps its bytes and mtimes", async () => {

@@ -5,14 +5,11 @@ import { agentSkillsAdapter, makeAgentSkillsAdapter } from "../../../src/layers/
 import { claudeAdapter } from "../../../src/layers/adapters/claude/index.js"
 import { opencodeAdapter } from "../../../src/layers/adapters/opencode/index.js"
 import { claudeRules } from "../../../src/layers/adapters/claude/rules.js"
-import { commandParameters } from "../../../src/layers/adapters/skill-md/commandParameters.js"
-import { fileSetOf, skillFileReferences } from "../../../src/layers/adapters/skill-md/fileReferences.js"
-import { inlineSpans } from "../../../src/layers/adapters/skill-md/inlineSpans.js"
-import { makeRuleBook } from "../../../src/layers/adapters/skill-md/ruleBook.js"
-import { skillMdRules, type SkillRule } from "../../../src/layers/adapters/skill-md/rules.js"
-import { approximateTokens, checkSkillMd, parseSkillMd } from "../../../src/layers/adapters/skill-md/SkillMd.js"
-import { skillNameFromTitle } from "../../../src/layers/adapters/skill-md/skillName.js"
 import { scanMarkdown } from "../../../src/layers/adapters/core/Markdown.js"
+import { makeRuleBook, type RuleRow } from "../../../src/layers/adapters/core/RuleBook.js"
+import {
+  approximateTokens, checkSkillMd, commandParameters, fileSetOf, parseSkillMd, skillFileReferences, skillMdRules, skillNameFromTitle
+} from "../../../src/layers/adapters/skill-md/index.js"
 import { codes, scanTree } from "../../support/adapterHarness.js"
 
 /**
@@ -182,7 +179,7 @@ describe("file references inside a skill", () => {
       docPath: "s/SKILL.md",
       skillDir: "s",
       links: scan.links,
-      codeSpans: inlineSpans(body).code,
+      codeSpans: scan.codeSpans,
       files,
       skillFiles: ["s/references/forms.md", "s/scripts/run.py", "s/assets/logo.png"]
     }).map((r) => `${r.path}:${r.exists}:${r.line}`)
@@ -223,7 +220,7 @@ describe("helpers", () => {
 describe("R-AD-3: the rule table drives both what authors are told and what is enforced", () => {
   const longDescription = skill(`name: s\ndescription: Use when testing ${"x".repeat(1100)}`)
   const tree = { "s/SKILL.md": longDescription }
-  const instructionsOf = (rules: ReadonlyArray<SkillRule>) =>
+  const instructionsOf = (rules: ReadonlyArray<RuleRow>) =>
     Effect.runSync(makeAgentSkillsAdapter(rules).authoringContext!({ name: "b", root: "/r", writable: true }, "skill", "create"))
 
   it("removing a row removes it from the instructions and stops enforcing it", () => {
@@ -245,7 +242,7 @@ describe("R-AD-3: the rule table drives both what authors are told and what is e
   })
 
   it("the host tables differ only where spec 03 says", () => {
-    const severity = (rules: ReadonlyArray<SkillRule>, code: string) => rules.find((r) => r.code === code)?.severity
+    const severity = (rules: ReadonlyArray<RuleRow>, code: string) => rules.find((r) => r.code === code)?.severity
     expect(severity(skillMdRules("agent-skills"), "unexpected-field")).toBe("error")
     expect(severity(skillMdRules("claude"), "unexpected-field")).toBe("warning")
     expect(severity(skillMdRules("opencode"), "unexpected-field")).toBe("warning")

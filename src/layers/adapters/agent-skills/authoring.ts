@@ -1,9 +1,8 @@
 import { Effect } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
-import { createReference, createSkill } from "../skill-md/authoring.js"
-import { authoringContextOf, type RuleBook } from "../skill-md/ruleBook.js"
-import { skillNameFromTitle } from "../skill-md/skillName.js"
+import type { AuthoringParts, RuleBook } from "../core/RuleBook.js"
+import { createReference, createSkill, skillNameFromTitle } from "../skill-md/index.js"
 
 const PREAMBLE = `An Agent Skills bundle holds one directory per skill at its root: \`<name>/SKILL.md\` (YAML frontmatter + markdown instructions),
 optionally with \`references/*.md\` (documents the agent reads on demand), \`scripts/\` and \`assets/\`.
@@ -21,16 +20,12 @@ description: Extract text and tables from PDF files and fill PDF forms. Use when
 2. For forms, read [the forms guide](references/forms.md).
 `
 
-export const agentSkillsAuthoringContext = (id: string, version: string, book: RuleBook): AuthoringContext =>
-  authoringContextOf({
-    adapter: id,
-    version,
-    book,
-    preamble: PREAMBLE,
-    examples: [EXAMPLE],
-    allowedPaths: ["<name>/SKILL.md", "<name>/references/*.md", "<name>/**/*.md"],
-    constraints: ["a new skill is a new directory; never overwrite an existing one", "the directory name is the skill's name"]
-  })
+export const AGENT_SKILLS_AUTHORING: AuthoringParts = {
+  preamble: PREAMBLE,
+  examples: [EXAMPLE],
+  allowedPaths: ["<name>/SKILL.md", "<name>/references/*.md", "<name>/**/*.md"],
+  constraints: ["a new skill is a new directory; never overwrite an existing one", "the directory name is the skill's name"]
+}
 
 /**
  * `type: skill` (default) creates `<name>/SKILL.md`, the name from the concept

@@ -1,9 +1,9 @@
 import { Effect, Either } from "effect"
 import { stringify } from "yaml"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
-import { authoringContextOf, type RuleBook } from "../akm/ruleBook.js"
+import type { AuthoringParts, RuleBook } from "../core/RuleBook.js"
 import { readTask, TASK_TARGETS, type TaskCheck } from "./taskDefinition.js"
 
 const PREAMBLE = `A task is a YAML file that says when something should run; akm never runs or schedules it by itself:
@@ -19,16 +19,12 @@ timeout: 15m
 env: [GITHUB_TOKEN]
 `
 
-export const akmTaskAuthoringContext = (id: string, version: string, book: RuleBook, allowedPaths: ReadonlyArray<string>): AuthoringContext =>
-  authoringContextOf({
-    adapter: id,
-    version,
-    book,
-    preamble: PREAMBLE,
-    examples: [TASK_EXAMPLE],
-    allowedPaths,
-    constraints: ["env lists key names only, never values", "exactly one of workflow, prompt or command"]
-  })
+export const AKM_TASK_AUTHORING: AuthoringParts = {
+  preamble: PREAMBLE,
+  examples: [TASK_EXAMPLE],
+  allowedPaths: ["*.yml", "**/*.yml"],
+  constraints: ["env lists key names only, never values", "exactly one of workflow, prompt or command"]
+}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value)
 

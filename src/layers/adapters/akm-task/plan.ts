@@ -1,6 +1,6 @@
 import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
-import { settlePlans } from "../akm/itemPlans.js"
-import type { RuleBook } from "../akm/ruleBook.js"
+import { settlePlans } from "../core/ItemPlans.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { isTaskFileName } from "./probe.js"
 
 /** Every `.yml`/`.yaml` file is a task; id = path without the extension (`.yml` wins a tie). */

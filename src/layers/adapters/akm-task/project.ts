@@ -1,8 +1,8 @@
 import type { ProjectResult } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import type { RuleBook } from "../akm/ruleBook.js"
 import { stringField, stringListField } from "../core/Frontmatter.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { readTask, type TaskCheck } from "./taskDefinition.js"
 
 /**

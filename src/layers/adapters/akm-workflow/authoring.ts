@@ -1,10 +1,10 @@
 import { Effect, Either } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
-import { readMarkdown } from "../akm/markdownItem.js"
-import { authoringContextOf, type RuleBook } from "../akm/ruleBook.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
+import { readMarkdown } from "../core/MarkdownDocument.js"
+import type { AuthoringParts, RuleBook } from "../core/RuleBook.js"
 import { checkWorkflow, type WorkflowCheck } from "./workflowDocument.js"
 
 const PREAMBLE = `A workflow is a markdown file with \`type: workflow\` frontmatter that declares its steps and typed params,
@@ -35,16 +35,12 @@ Run the test suite and the linter on main.
 Tag main with v{{version}} and push the tag.
 `
 
-export const akmWorkflowAuthoringContext = (id: string, version: string, book: RuleBook, allowedPaths: ReadonlyArray<string>): AuthoringContext =>
-  authoringContextOf({
-    adapter: id,
-    version,
-    book,
-    preamble: PREAMBLE,
-    examples: [WORKFLOW_EXAMPLE],
-    allowedPaths,
-    constraints: ["one ## section per declared step, nothing else at ##", "every param has a type"]
-  })
+export const AKM_WORKFLOW_AUTHORING: AuthoringParts = {
+  preamble: PREAMBLE,
+  examples: [WORKFLOW_EXAMPLE],
+  allowedPaths: ["*.md", "**/*.md"],
+  constraints: ["one ## section per declared step, nothing else at ##", "every param has a type"]
+}
 
 const stepIdsOf = (request: CreateRequest, bodySteps: ReadonlyArray<string>): ReadonlyArray<string> => {
   const declared = request.fields?.["steps"]

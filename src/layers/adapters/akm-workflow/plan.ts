@@ -1,6 +1,6 @@
 import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
-import { settlePlans } from "../akm/itemPlans.js"
-import type { RuleBook } from "../akm/ruleBook.js"
+import { settlePlans } from "../core/ItemPlans.js"
+import type { RuleBook } from "../core/RuleBook.js"
 
 /** Every `.md` is an item (id = path without `.md`); which ones are workflows is read from their frontmatter. */
 export const planAkmWorkflow = (files: ReadonlyArray<FileMeta>, book: RuleBook): PlanResult =>

@@ -1,11 +1,12 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { displayName, frontmatterDiagnostics, readMarkdown, resolveLinkPath } from "../akm/markdownItem.js"
-import type { RuleBook } from "../akm/ruleBook.js"
-import { stringField, stringListField } from "../core/Frontmatter.js"
+import { stringField } from "../core/Frontmatter.js"
+import { resolveLinkPath } from "../core/Links.js"
+import { documentParts, frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
 import { makeProjection } from "../core/Projection.js"
-import { checkWorkflow, workflowHints } from "./workflowDocument.js"
+import type { RuleBook } from "../core/RuleBook.js"
+import { checkWorkflow, workflowDiagnostics, workflowHints } from "./workflowDocument.js"
 
 /**
  * A `.md` with `type: workflow` is a workflow and gets the structure checks;
@@ -14,28 +15,24 @@ import { checkWorkflow, workflowHints } from "./workflowDocument.js"
 export const projectWorkflowFile = (path: string, text: string, book: RuleBook): ProjectResult => {
   const doc = readMarkdown(text)
   const data = doc.frontmatter.data
-  const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, doc, book)]
+  const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, doc.frontmatter, book)]
   const type = stringField(data, "type") ?? "knowledge"
   const description = stringField(data, "description")
   let hints: ReadonlyArray<string> = []
   let extra = {}
   if (type === "workflow") {
     const shape = checkWorkflow(doc.frontmatter, doc.scan)
-    diagnostics.push(...shape.findings.flatMap((finding) => book.report(finding.check, path, finding.message, { line: finding.line })))
+    diagnostics.push(...workflowDiagnostics(path, shape, book))
     if (description === undefined && doc.frontmatter.error === undefined) diagnostics.push(...book.report("missing-description", path, "the workflow has no `description`", { line: 1 }))
     hints = workflowHints(shape)
     extra = { extra: { steps: shape.steps.map((step) => step.id), params: shape.params.map((param) => param.name) } }
   }
   const projection = makeProjection(
     {
+      ...documentParts(doc, path),
       type,
-      name: displayName(doc, path),
       description,
-      tags: stringListField(data, "tags"),
-      aliases: stringListField(data, "aliases"),
       hints,
-      outline: doc.scan.headings,
-      content: doc.scan.text,
       links: doc.scan.links.flatMap((link) => {
         const target = resolveLinkPath(path, link.target)
         return target === undefined ? [] : [target.replace(/\.md$/, "")]

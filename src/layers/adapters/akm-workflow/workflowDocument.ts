@@ -1,6 +1,8 @@
+import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { headingSlug } from "../../../domain/Ref.js"
 import type { Frontmatter } from "../core/Frontmatter.js"
 import type { MarkdownScan } from "../core/Markdown.js"
+import type { RuleBook } from "../core/RuleBook.js"
 
 /**
  * The structure of a workflow document (spec 03 "akm-workflow", spec 07 §2):
@@ -161,3 +163,7 @@ export const workflowHints = (shape: WorkflowShape): ReadonlyArray<string> => [
   ...shape.steps.flatMap((step) => (step.title === undefined ? [step.id] : [step.id, step.title])),
   ...shape.params.flatMap((param) => (param.description === undefined ? [param.name] : [param.name, param.description]))
 ]
+
+/** The findings as diagnostics; `codeFor` lets a host adapter fold them into its own code (akm: `invalid-workflow-structure`). */
+export const workflowDiagnostics = (path: string, shape: WorkflowShape, book: RuleBook, codeFor: (check: WorkflowCheck) => string = (check) => check): ReadonlyArray<Diagnostic> =>
+  shape.findings.flatMap((finding) => book.report(codeFor(finding.check), path, finding.message, { line: finding.line }))

@@ -1,13 +1,13 @@
 import { Effect, Either } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
 import { renderTask, TASK_EXAMPLE } from "../akm-task/authoring.js"
 import { renderWorkflow, WORKFLOW_EXAMPLE } from "../akm-workflow/authoring.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
-import { createReference, createSkill } from "../skill-md/authoring.js"
-import type { RuleBook as SkillRuleBook } from "../skill-md/ruleBook.js"
-import { authoringContextOf } from "./ruleBook.js"
+import { isOccupied } from "../core/Paths.js"
+import type { AuthoringParts, RuleBook } from "../core/RuleBook.js"
+import { createReference, createSkill } from "../skill-md/index.js"
 import { AKM_FIELDS, AKM_TYPES, directoryOf, SCOPE_PREFIX, typeNamed, type AkmType } from "./types.js"
 
 const PATTERNS: Readonly<Record<AkmType, ReadonlyArray<string>>> = {
@@ -53,12 +53,10 @@ const PREAMBLE = `This is an akm working bundle: one directory per item type —
 workflows/, scripts/, memories/, lessons/, facts/, env/*.env, secrets/, tasks/*.yml, sessions/. The ref of an item is <dir>/<name>
 (skills: skills/<name>; scripts keep their extension). Markdown frontmatter fields: ${AKM_FIELDS.join(", ")}, and scope_<key>.`
 
-export const akmAuthoringContext = (id: string, version: string, book: SkillRuleBook, target: string): AuthoringContext => {
+/** What authors are told for a target: the whole layout, or the one type the target's directory names. */
+export const akmAuthoring = (target: string): AuthoringParts => {
   const type = typeNamed(target.split("/")[0] ?? "")
-  return authoringContextOf({
-    adapter: id,
-    version,
-    book,
+  return {
     preamble: type === undefined ? PREAMBLE : `${PREAMBLE}\nYou are writing a ${type}: ${PATTERNS[type].join(", ") || "(not through proposals)"}.`,
     examples: type === undefined ? [MEMORY_EXAMPLE] : [EXAMPLES[type] ?? MEMORY_EXAMPLE],
     allowedPaths: type === undefined ? AKM_TYPES.flatMap((t) => PATTERNS[t]) : PATTERNS[type],
@@ -67,7 +65,7 @@ export const akmAuthoringContext = (id: string, version: string, book: SkillRule
       "keep unknown frontmatter keys and their order when updating",
       "no TODO-only stubs"
     ]
-  })
+  }
 }
 
 const refuse = (reason: string, hint: string) => Effect.fail(new AuthoringRefused(reason, hint))
@@ -120,14 +118,12 @@ const renderEnv = (request: CreateRequest): Either.Either<string, AuthoringRefus
   return Either.right(`${header}${lines.join("\n").replace(/\n+$/, "")}\n`)
 }
 
-const exists = (ctx: ValidateContext, path: string): boolean => ctx.exists(path) || ctx.files.some((f) => f.path.startsWith(`${path}/`))
-
 /**
  * `create` for every type (spec 03 "akm"): `remember` is a memory, `import`
  * knowledge. Workflows, tasks and skills are rendered and checked by their
  * own modules; secrets are refused (values come only from `akm secret set`).
  */
-export const createAkm = (request: CreateRequest, ctx: ValidateContext, book: SkillRuleBook): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
+export const createAkm = (request: CreateRequest, ctx: ValidateContext, book: RuleBook): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
   Effect.gen(function* () {
     if (request.type === "reference") {
       const [skills, skillName, ...inner] = (request.conceptId ?? "").split("/")
@@ -170,6 +166,6 @@ export const createAkm = (request: CreateRequest, ctx: ValidateContext, book: Sk
     }
     const conceptId = type === "script" ? path : path.replace(/\.(?:md|env|yml)$/, "")
     if (Either.isLeft(validateConceptId(conceptId))) return yield* refuse(`'${conceptId}' is not a valid concept id`, "use letters, digits, - and / in names")
-    if (exists(ctx, path) || (type === "task" && ctx.exists(`${conceptId}.yaml`))) return yield* refuse(`${conceptId} already exists`, "choose another name, or change the existing item through a proposal")
+    if (isOccupied(ctx, path) || (type === "task" && ctx.exists(`${conceptId}.yaml`))) return yield* refuse(`${conceptId} already exists`, "choose another name, or change the existing item through a proposal")
     return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
   })

@@ -1,16 +1,14 @@
 import { Effect } from "effect"
 import type { BundleAdapter } from "../../../domain/Adapter.js"
-import { makeRuleBook } from "../skill-md/ruleBook.js"
-import { skillMdRules, type SkillRule } from "../skill-md/rules.js"
-import { akmAuthoringContext, createAkm } from "./authoring.js"
+import type { RuleRow } from "../core/RuleBook.js"
+import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
+import { skillMdRules } from "../skill-md/index.js"
+import { akmAuthoring, createAkm } from "./authoring.js"
 import { lintAkm } from "./lint.js"
 import { planAkm } from "./plan.js"
 import { probeAkm } from "./probe.js"
 import { projectAkm } from "./project.js"
 import { akmOwnRules } from "./rules.js"
-
-const ID = "akm"
-const VERSION = "1"
 
 const own = new Set(akmOwnRules.map((rule) => rule.code))
 
@@ -19,27 +17,29 @@ const own = new Set(akmOwnRules.map((rule) => rule.code))
  * skills/ (Agent Skills checks; akm's frontmatter fields are welcome in
  * SKILL.md, so there is no unexpected-field row).
  */
-export const akmRules: ReadonlyArray<SkillRule> = [
+export const akmRules: ReadonlyArray<RuleRow> = [
   ...akmOwnRules,
   ...skillMdRules("agent-skills").filter((rule) => !own.has(rule.code) && rule.code !== "unexpected-field")
 ]
 
 /** Builds the adapter from a rule table, so a test can prove the table drives it (R-AD-3). */
-export const makeAkmAdapter = (rules: ReadonlyArray<SkillRule>): BundleAdapter => {
-  const book = makeRuleBook(rules)
-  return {
-    id: ID,
-    version: VERSION,
-    writable: true,
-    description: "akm's native working format: one directory per type (skills, commands, agents, knowledge, memories, workflows, scripts, env, secrets, tasks …)",
+export const makeAkmAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
+  ruleDrivenAdapter(
+    {
+      id: "akm",
+      version: "1",
+      writable: true,
+      description: "akm's native working format: one directory per type (skills, commands, agents, knowledge, memories, workflows, scripts, env, secrets, tasks …)"
+    },
     rules,
-    probe: probeAkm,
-    plan: (files) => planAkm(files, book),
-    project: (item, ctx) => projectAkm(item, ctx, book),
-    lintBundle: (ctx, items) => lintAkm(ctx, items, book),
-    authoringContext: (_bundle, target) => Effect.succeed(akmAuthoringContext(ID, VERSION, book, target)),
-    create: (request, ctx) => createAkm(request, ctx, book)
-  }
-}
+    (book) => ({
+      probe: probeAkm,
+      plan: (files) => planAkm(files, book),
+      project: (item, ctx) => projectAkm(item, ctx, book),
+      lintBundle: (ctx, items) => lintAkm(ctx, items, book),
+      authoring: (_bundle, target) => Effect.succeed(akmAuthoring(target)),
+      create: (request, ctx) => createAkm(request, ctx, book)
+    })
+  )
 
 export const akmAdapter: BundleAdapter = makeAkmAdapter(akmRules)

@@ -3,7 +3,7 @@ import type { ItemPlan, Projection, ValidateContext } from "../../../domain/Adap
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { findSection, parse as parseRef } from "../../../domain/Ref.js"
 import { parseFrontmatter } from "../core/Frontmatter.js"
-import type { RuleBook } from "./ruleBook.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { expandShortRef } from "./refs.js"
 
 type Items = ReadonlyArray<{ readonly plan: ItemPlan; readonly projection: Projection }>

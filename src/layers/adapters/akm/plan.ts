@@ -1,9 +1,8 @@
 import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
-import type { Diagnostic } from "../../../domain/Diagnostic.js"
+import { settlePlans, type Candidate } from "../core/ItemPlans.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { hiddenBySensitiveMarkers } from "../dotenv/sensitive.js"
-import type { RuleBook as SkillRuleBook } from "../skill-md/ruleBook.js"
-import { planSkills } from "../skill-md/skillDirectory.js"
-import { settlePlans, type Candidate } from "./itemPlans.js"
+import { planSkills } from "../skill-md/index.js"
 import { isTypeDirectory, TYPE_DIRECTORIES } from "./types.js"
 
 export const SKILL_PARENTS = ["skills"]
@@ -46,17 +45,10 @@ const candidateFor = (path: string): Candidate | undefined => {
  * its markdown files), every other file by its type directory. Anything a
  * `.sensitive` marker names is left out entirely.
  */
-export const planAkm = (files: ReadonlyArray<FileMeta>, book: SkillRuleBook): PlanResult => {
+export const planAkm = (files: ReadonlyArray<FileMeta>, book: RuleBook): PlanResult => {
   const hidden = hiddenBySensitiveMarkers(files.map((file) => file.path))
   const visible = files.filter((file) => !hidden.has(file.path))
-  const skills = planSkills(visible, SKILL_PARENTS, book)
-  const candidates: Array<Candidate> = [...skills.items]
-  for (const { path } of visible) {
-    if (skills.claimed.has(path)) continue
-    const candidate = candidateFor(path)
-    if (candidate !== undefined) candidates.push(candidate)
-  }
-  const settled = settlePlans(candidates, book)
-  const diagnostics: Array<Diagnostic> = [...skills.diagnostics, ...settled.diagnostics]
-  return { items: settled.items, diagnostics }
+  const planned = planSkills(visible, SKILL_PARENTS, book, candidateFor)
+  const settled = settlePlans(planned.items, book)
+  return { items: settled.items, diagnostics: [...planned.diagnostics, ...settled.diagnostics] }
 }

@@ -1,16 +1,15 @@
 import { Effect } from "effect"
 import type { FileMeta, FileUnreadable, ItemPlan, Projection, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { checkWorkflow, workflowHints } from "../akm-workflow/workflowDocument.js"
+import { checkWorkflow, workflowDiagnostics, workflowHints } from "../akm-workflow/workflowDocument.js"
 import { projectTaskFile } from "../akm-task/project.js"
 import { parseFrontmatter, stringField, stringListField } from "../core/Frontmatter.js"
-import { isExternalTarget } from "../core/Markdown.js"
+import { resolveLinkPath } from "../core/Links.js"
+import { documentParts, frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
 import { makeProjection, metadataHints } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { projectEnvFile, projectSecret } from "../dotenv/envItems.js"
-import { linkIdOf } from "../skill-md/paths.js"
-import type { RuleBook as SkillRuleBook } from "../skill-md/ruleBook.js"
-import { projectReference, projectSkill, REFERENCE_KIND, SKILL_KIND } from "../skill-md/skillDirectory.js"
-import { displayName, frontmatterDiagnostics, readMarkdown, resolveLinkPath } from "./markdownItem.js"
+import { linkIdOf, projectReference, projectSkill, REFERENCE_KIND, SKILL_KIND } from "../skill-md/index.js"
 import { isPlaceholderBody } from "./placeholder.js"
 import { SKILL_PARENTS } from "./plan.js"
 import { linkOfRef } from "./refs.js"
@@ -51,7 +50,7 @@ export const akmSignals = (data: Data): Partial<Projection> => {
 }
 
 /** `invalid-field-value` for signal fields with values akm cannot use. */
-const fieldValueDiagnostics = (path: string, data: Data, keyLines: Readonly<Record<string, number>>, book: SkillRuleBook): ReadonlyArray<Diagnostic> => {
+const fieldValueDiagnostics = (path: string, data: Data, keyLines: Readonly<Record<string, number>>, book: RuleBook): ReadonlyArray<Diagnostic> => {
   const out: Array<Diagnostic> = []
   const check = (key: string, ok: (value: string) => boolean, expected: string) => {
     const value = stringField(data, key)
@@ -82,10 +81,10 @@ const refLinks = (data: Data, bundle: string): ReadonlyArray<string> =>
   [...stringListField(data, "xrefs"), ...(stringField(data, "supersededBy") === undefined ? [] : [stringField(data, "supersededBy")!])]
     .flatMap((ref) => linkOfRef(ref, bundle) ?? [])
 
-const projectMarkdown = (path: string, type: string, text: string, ctx: ValidateContext, book: SkillRuleBook): ProjectResult => {
+const projectMarkdown = (path: string, type: string, text: string, ctx: ValidateContext, book: RuleBook): ProjectResult => {
   const doc = readMarkdown(text)
   const data = doc.frontmatter.data
-  const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, doc, book), ...fieldValueDiagnostics(path, data, doc.frontmatter.keyLines, book)]
+  const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, doc.frontmatter, book), ...fieldValueDiagnostics(path, data, doc.frontmatter.keyLines, book)]
   const description = stringField(data, "description")
   // A session is a transcript with no author to describe it; a malformed block's fields are unknown, not missing.
   if (description === undefined && type !== "session" && doc.frontmatter.error === undefined) diagnostics.push(...book.report("missing-description", path, `the ${type} has no \`description\``, { line: 1 }))
@@ -93,13 +92,12 @@ const projectMarkdown = (path: string, type: string, text: string, ctx: Validate
   let hints: ReadonlyArray<string> = []
   if (type === "workflow") {
     const shape = checkWorkflow(doc.frontmatter, doc.scan)
-    diagnostics.push(...shape.findings.flatMap((finding) => book.report("invalid-workflow-structure", path, finding.message, { line: finding.line })))
+    diagnostics.push(...workflowDiagnostics(path, shape, book, () => "invalid-workflow-structure"))
     hints = workflowHints(shape)
   }
   const dirs = directoriesOf(ctx.files)
   const links: Array<string> = []
   for (const link of doc.scan.links) {
-    if (isExternalTarget(link.target)) continue
     const target = resolveLinkPath(path, link.target)
     if (target === undefined) continue
     if (ctx.exists(target) || dirs.has(target)) links.push(linkIdOf(target))
@@ -108,15 +106,11 @@ const projectMarkdown = (path: string, type: string, text: string, ctx: Validate
   const signals = akmSignals(data)
   const projection = makeProjection(
     {
+      ...documentParts(doc, path),
       type,
-      name: displayName(doc, path),
       description,
-      tags: stringListField(data, "tags"),
-      aliases: stringListField(data, "aliases"),
       // A workflow's params are read as typed params (workflowHints), not as raw metadata.
       hints: [...new Set([...metadataHints(data, type === "workflow" ? ["searchHints"] : ["searchHints", "params"]), ...hints])],
-      outline: doc.scan.headings,
-      content: doc.scan.text,
       links: [...links, ...refLinks(data, ctx.bundle.name)]
     },
     signals
@@ -124,7 +118,7 @@ const projectMarkdown = (path: string, type: string, text: string, ctx: Validate
   return { projection, diagnostics }
 }
 
-const projectScript = (path: string, ctx: ValidateContext, book: SkillRuleBook): Effect.Effect<ProjectResult, FileUnreadable> =>
+const projectScript = (path: string, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> =>
   ctx.readText(path).pipe(
     Effect.map((text) => {
       const header = readScriptHeader(text)
@@ -139,7 +133,7 @@ const projectScript = (path: string, ctx: ValidateContext, book: SkillRuleBook):
   )
 
 /** A skill through the shared SKILL.md codec, with akm's frontmatter signals added. */
-const projectAkmSkill = (item: ItemPlan, ctx: ValidateContext, book: SkillRuleBook): Effect.Effect<ProjectResult, FileUnreadable> =>
+const projectAkmSkill = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> =>
   Effect.gen(function* () {
     const result = yield* projectSkill(item, ctx, { book, parents: SKILL_PARENTS })
     const data = parseFrontmatter(yield* ctx.readText(item.files[0]!)).data
@@ -156,7 +150,7 @@ const projectAkmSkill = (item: ItemPlan, ctx: ValidateContext, book: SkillRuleBo
     return { projection, diagnostics: result.diagnostics }
   })
 
-export const projectAkm = (item: ItemPlan, ctx: ValidateContext, book: SkillRuleBook): Effect.Effect<ProjectResult, FileUnreadable> => {
+export const projectAkm = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> => {
   const path = item.files[0]!
   switch (item.kind) {
     case SKILL_KIND:

@@ -1,7 +1,7 @@
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import type { Frontmatter } from "../core/Frontmatter.js"
-import type { RuleBook } from "../skill-md/ruleBook.js"
-import { codePointLength } from "../skill-md/skillName.js"
+import type { RuleBook } from "../core/RuleBook.js"
+import { codePointLength } from "../skill-md/index.js"
 
 /**
  * Claude Code subagent frontmatter (`agents/*.md`). Claude Code ignores keys

@@ -1,11 +1,10 @@
 import { Effect } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { parseFrontmatter } from "../core/Frontmatter.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
-import { createSkill } from "../skill-md/authoring.js"
-import { authoringContextOf, type RuleBook } from "../skill-md/ruleBook.js"
-import { skillNameFromTitle } from "../skill-md/skillName.js"
+import { refuseErrors, type AuthoringParts, type RuleBook } from "../core/RuleBook.js"
+import { createSkill, skillNameFromTitle } from "../skill-md/index.js"
 import { checkClaudeAgent } from "./agentFields.js"
 
 const PREAMBLE = `A Claude Code bundle is a project's \`.claude/\` directory or a plugin directory:
@@ -34,16 +33,12 @@ Deploy to $ARGUMENTS: run \`make deploy ENV=$1\` and report the result.
 `
 ]
 
-export const claudeAuthoringContext = (id: string, version: string, book: RuleBook): AuthoringContext =>
-  authoringContextOf({
-    adapter: id,
-    version,
-    book,
-    preamble: PREAMBLE,
-    examples: EXAMPLES,
-    allowedPaths: ["skills/<name>/SKILL.md", "agents/<name>.md", "commands/<name>.md", ".claude/skills/<name>/SKILL.md", ".claude/agents/<name>.md", ".claude/commands/**/<name>.md"],
-    constraints: ["never write CLAUDE.md, settings.json or other tool configuration", "never overwrite an existing file"]
-  })
+export const CLAUDE_AUTHORING: AuthoringParts = {
+  preamble: PREAMBLE,
+  examples: EXAMPLES,
+  allowedPaths: ["skills/<name>/SKILL.md", "agents/<name>.md", "commands/<name>.md", ".claude/skills/<name>/SKILL.md", ".claude/agents/<name>.md", ".claude/commands/**/<name>.md"],
+  constraints: ["never write CLAUDE.md, settings.json or other tool configuration", "never overwrite an existing file"]
+}
 
 type ClaudeType = "skill" | "agent" | "command"
 
@@ -88,10 +83,6 @@ export const createClaudeItem = (book: RuleBook) => (request: CreateRequest, ctx
       return [{ bundle: ctx.bundle.name, path, beforeHash: null, after: renderWithFrontmatter({ description: request.description, ...extra }, request.body) }]
     }
     const after = renderWithFrontmatter({ name, description: request.description, ...extra }, request.body)
-    const errors = checkClaudeAgent(path, parseFrontmatter(after), book).filter((d) => d.severity === "error")
-    if (errors.length > 0) {
-      const rule = book.rules.find((r) => r.code === errors[0]!.code)
-      return yield* Effect.fail(new AuthoringRefused(`the new subagent would not be valid: ${errors.map((d) => `${d.message} (${d.code})`).join("; ")}`, rule?.guidance ?? "fix the frontmatter"))
-    }
+    yield* refuseErrors("subagent", checkClaudeAgent(path, parseFrontmatter(after), book), book)
     return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
   })

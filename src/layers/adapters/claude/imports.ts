@@ -1,6 +1,6 @@
-import type { FileReference, FileSet } from "../skill-md/fileReferences.js"
-import type { Span } from "../skill-md/inlineSpans.js"
-import { dirnameOf, resolveInside } from "../skill-md/paths.js"
+import type { Span } from "../core/Markdown.js"
+import { dirnameOf, resolveInside } from "../core/Paths.js"
+import type { FileReference, FileSet } from "../skill-md/index.js"
 
 /**
  * `@path` imports of a CLAUDE.md (or rule file): Claude Code loads the named

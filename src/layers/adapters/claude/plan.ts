@@ -1,7 +1,7 @@
-import type { FileMeta, ItemPlan, PlanResult } from "../../../domain/Adapter.js"
-import type { RuleBook } from "../skill-md/ruleBook.js"
-import { planSkills, type SkillParents } from "../skill-md/skillDirectory.js"
-import { withoutMarkdownExtension } from "../skill-md/paths.js"
+import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
+import { withoutMarkdownExtension } from "../core/Paths.js"
+import type { RuleBook } from "../core/RuleBook.js"
+import { planSkills, type SkillParents } from "../skill-md/index.js"
 
 export const CLAUDE_SKILL_PARENTS: SkillParents = ["skills", ".claude/skills"]
 
@@ -21,13 +21,8 @@ export const claudeKindOf = (path: string): ClaudeKind | undefined => {
 }
 
 /** Concept id = path without `.md` (skills: their directory, references inside them as in agent-skills). */
-export const planClaude = (book: RuleBook) => (files: ReadonlyArray<FileMeta>): PlanResult => {
-  const skills = planSkills(files, CLAUDE_SKILL_PARENTS, book)
-  const items: Array<ItemPlan> = [...skills.items]
-  for (const { path } of files) {
-    if (skills.claimed.has(path)) continue
+export const planClaude = (book: RuleBook) => (files: ReadonlyArray<FileMeta>): PlanResult =>
+  planSkills(files, CLAUDE_SKILL_PARENTS, book, (path) => {
     const kind = claudeKindOf(path)
-    if (kind !== undefined) items.push({ conceptId: withoutMarkdownExtension(path), files: [path], kind })
-  }
-  return { items, diagnostics: skills.diagnostics }
-}
+    return kind === undefined ? undefined : { conceptId: withoutMarkdownExtension(path), files: [path], kind }
+  })

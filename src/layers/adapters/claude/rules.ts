@@ -1,4 +1,5 @@
-import { skillMdRules, withGuidance, type SkillRule } from "../skill-md/rules.js"
+import type { RuleRow } from "../core/RuleBook.js"
+import { skillMdRules, withGuidance } from "../skill-md/index.js"
 import { CLAUDE_AGENT_FIELDS, CLAUDE_MODEL_ALIASES, MEMORY_SCOPES, PERMISSION_MODES } from "./agentFields.js"
 
 /**
@@ -7,7 +8,7 @@ import { CLAUDE_AGENT_FIELDS, CLAUDE_MODEL_ALIASES, MEMORY_SCOPES, PERMISSION_MO
  * and description rows with subagents, plus the subagent, command, rule and
  * plugin rows.
  */
-export const claudeRules: ReadonlyArray<SkillRule> = [
+export const claudeRules: ReadonlyArray<RuleRow> = [
   ...withGuidance(skillMdRules("claude"), {
     "missing-frontmatter": "Start every SKILL.md and every subagent file with a YAML frontmatter block between `---` lines.",
     "missing-name": "Give every skill and every subagent a non-empty `name`.",

@@ -21,10 +21,34 @@ export interface Link {
   readonly line: number
 }
 
+/** A run of inline text or an inline code span. */
+export interface Span {
+  readonly text: string
+  /** 1-based line in the scanned text (plus the given offset). */
+  readonly line: number
+}
+
+export interface ListItem {
+  /** 1-based line of the item's marker (plus the given offset). */
+  readonly line: number
+  /** An item of a list at the top of the document, not nested in another list item or a quote. */
+  readonly topLevel: boolean
+  /** The last heading outside lists and quotes before the item, if any. */
+  readonly section: Heading | undefined
+  /** When the item's first paragraph opens with a link: its target and the paragraph's text after it (line breaks as spaces). */
+  readonly leadingLink: { readonly target: string; readonly after: string } | undefined
+}
+
 export interface MarkdownScan {
   readonly headings: ReadonlyArray<Heading>
   readonly links: ReadonlyArray<Link>
   readonly fences: ReadonlyArray<{ readonly lang: string; readonly line: number }>
+  /** Inline code spans, e.g. file names a skill mentions (`scripts/extract.py`). */
+  readonly codeSpans: ReadonlyArray<Span>
+  /** Plain-text runs outside code, e.g. where CLAUDE.md writes `@path` imports. */
+  readonly textRuns: ReadonlyArray<Span>
+  /** List items with their leading link, e.g. the entries of an OKF `index.md`. */
+  readonly listItems: ReadonlyArray<ListItem>
   /** The first level-1 heading's text. */
   readonly title: string | undefined
   /** The first paragraph's text. */
@@ -37,12 +61,25 @@ export const CONTENT_CAP_BYTES = 16 * 1024
 
 const parser = MarkdownIt({ html: true, linkify: false })
 
+const breakText = (child: Token): string => (child.type === "softbreak" || child.type === "hardbreak" ? " " : child.content)
+
 const inlineText = (token: Token | undefined): string =>
   (token?.children ?? ([] as Array<Token>))
     .filter((c) => c.type === "text" || c.type === "code_inline" || c.type === "softbreak" || c.type === "hardbreak")
-    .map((c) => (c.type === "softbreak" || c.type === "hardbreak" ? " " : c.content))
+    .map(breakText)
     .join("")
     .trim()
+
+/** The link an inline run opens with (whitespace-only text before it aside), and the text after that link. */
+const leadingLinkOf = (inline: Token | undefined): ListItem["leadingLink"] => {
+  const children = inline?.type === "inline" ? inline.children ?? [] : []
+  let first = 0
+  while (first < children.length && children[first]!.type === "text" && children[first]!.content.trim() === "") first++
+  const open = children[first]
+  if (open?.type !== "link_open") return undefined
+  const close = children.findIndex((child, i) => i > first && child.type === "link_close")
+  return { target: String(open.attrGet("href") ?? ""), after: close === -1 ? "" : children.slice(close + 1).map(breakText).join("") }
+}
 
 /** Cuts text to at most `cap` UTF-8 bytes without splitting a character. */
 export const capBytes = (text: string, cap: number = CONTENT_CAP_BYTES): string => {
@@ -53,15 +90,20 @@ export const capBytes = (text: string, cap: number = CONTENT_CAP_BYTES): string 
 }
 
 /**
- * Scans markdown text into headings (outline), links, fences and a plain-text
- * projection. `lineOffset` is added to every line so numbers refer to the whole
- * file when the text is a body after frontmatter.
+ * Scans markdown text in one pass into headings (outline), links, fences,
+ * inline code spans and text runs, list items and a plain-text projection.
+ * `lineOffset` is added to every line so numbers refer to the whole file when
+ * the text is a body after frontmatter.
  */
 export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
   const tokens = parser.parse(source, {})
   const headings: Array<Heading> = []
   const links: Array<Link> = []
   const fences: Array<{ lang: string; line: number }> = []
+  const codeSpans: Array<Span> = []
+  const textRuns: Array<Span> = []
+  const listItems: Array<ListItem> = []
+  let section: Heading | undefined
   const parts: Array<string> = []
   let title: string | undefined
   let firstParagraph: string | undefined
@@ -73,12 +115,22 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
       case "heading_open": {
         const text = inlineText(tokens[i + 1])
         const depth = Number(token.tag.slice(1))
-        headings.push({ depth, text, slug: headingSlug(text), line })
+        const heading = { depth, text, slug: headingSlug(text), line }
+        headings.push(heading)
+        if (token.level === 0) section = heading
         if (depth === 1 && title === undefined && text !== "") title = text
         break
       }
       case "paragraph_open":
         paragraphOpen = true
+        break
+      case "list_item_open":
+        listItems.push({
+          line,
+          topLevel: token.level === 1,
+          section,
+          leadingLink: tokens[i + 1]?.type === "paragraph_open" ? leadingLinkOf(tokens[i + 2]) : undefined
+        })
         break
       case "paragraph_close":
         paragraphOpen = false
@@ -108,8 +160,11 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
           } else if (child.type === "image") {
             const src = child.attrGet("src")
             if (src !== null) links.push({ target: String(src), text: child.content, line: current })
-          } else if (linkText !== undefined && (child.type === "text" || child.type === "code_inline")) {
-            linkText.push(child.content)
+          } else if (child.type === "text" || child.type === "code_inline") {
+            const span = { text: child.content, line: current }
+            if (child.type === "text") textRuns.push(span)
+            else codeSpans.push(span)
+            linkText?.push(child.content)
           } else if (child.type === "softbreak" || child.type === "hardbreak") {
             current++
             if (linkText !== undefined) linkText.push(" ")
@@ -119,7 +174,7 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
       }
     }
   }
-  return { headings, links, fences, title, firstParagraph, text: capBytes(parts.join("\n")) }
+  return { headings, links, fences, codeSpans, textRuns, listItems, title, firstParagraph, text: capBytes(parts.join("\n")) }
 }
 
 /** True when a link target points outside the bundle (a URL, mailto:, an in-page anchor). */

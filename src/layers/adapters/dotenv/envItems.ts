@@ -1,7 +1,7 @@
 import type { ProjectResult } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import type { RuleBook } from "../akm/ruleBook.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { isDangerousEnvKey } from "./dangerousEnvKeys.js"
 import { parseEnvFile, type EnvKey } from "./envFile.js"
 

@@ -1,6 +1,6 @@
 import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
-import { settlePlans, type Candidate } from "../akm/itemPlans.js"
-import type { RuleBook } from "../akm/ruleBook.js"
+import { settlePlans, type Candidate } from "../core/ItemPlans.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { hiddenBySensitiveMarkers } from "./sensitive.js"
 
 /** An env file: `.env` extension or none (`env/prod.env`, `env/prod`). */

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
-import type { RuleBook } from "../akm/ruleBook.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { projectEnvFile, projectSecret } from "./envItems.js"
 
 export const projectDotenv = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> => {

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
-import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { normalizeText, parseFrontmatter, stringField, stringListField } from "../core/Frontmatter.js"
-import { capBytes, scanMarkdown } from "../core/Markdown.js"
+import { normalizeText, stringField, stringListField } from "../core/Frontmatter.js"
+import { capBytes } from "../core/Markdown.js"
+import { frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
-import type { RuleBook } from "../okf/ruleBook.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { extensionOf } from "./kinds.js"
 import { readScriptHeader } from "./scriptHeader.js"
 
@@ -22,12 +22,7 @@ const firstParagraph = (text: string): string | undefined => {
  * name; body text as content.
  */
 const projectMarkdown = (book: RuleBook, path: string, source: string): ProjectResult => {
-  const frontmatter = parseFrontmatter(source)
-  const diagnostics: Array<Diagnostic> = []
-  if (frontmatter.error !== undefined) {
-    diagnostics.push(...book.diagnostic("invalid-frontmatter", { path, message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line }))
-  }
-  const scan = scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1)
+  const { frontmatter, scan } = readMarkdown(source)
   const projection = makeProjection({
     type: "document",
     name: stringField(frontmatter.data, "title") ?? scan.title ?? nameFromFile(path),
@@ -36,7 +31,7 @@ const projectMarkdown = (book: RuleBook, path: string, source: string): ProjectR
     outline: scan.headings,
     content: scan.text
   })
-  return { projection, diagnostics }
+  return { projection, diagnostics: frontmatterDiagnostics(path, frontmatter, book) }
 }
 
 const projectText = (path: string, source: string): ProjectResult => {

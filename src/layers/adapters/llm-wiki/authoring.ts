@@ -1,10 +1,10 @@
 import { Effect, Either } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
-import { authoringContextOf, type RuleBook } from "../akm/ruleBook.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
 import { isExternalTarget } from "../core/Markdown.js"
+import type { AuthoringParts } from "../core/RuleBook.js"
 import { isReservedName, PAGES_DIR, SCHEMA_FILE } from "./layout.js"
 import { resolveSource, sourceTarget } from "./references.js"
 
@@ -25,21 +25,14 @@ sources: [raw/kaplan-2020.md]
 Loss falls as a power law in compute … (see [[Compute-optimal training]]).
 `
 
-/**
- * The authoring context, with `schema.md` as guidance when the caller passes
- * the bundle's files (the contract's authoringContext has no file access yet).
- */
-export const llmWikiAuthoringContext = (id: string, version: string, book: RuleBook, schema: string | undefined): AuthoringContext =>
-  authoringContextOf({
-    adapter: id,
-    version,
-    book,
-    preamble: PREAMBLE,
-    guidance: schema === undefined ? [] : [{ path: SCHEMA_FILE, text: schema }],
-    examples: [PAGE_EXAMPLE],
-    allowedPaths: [`${PAGES_DIR}**/*.md`],
-    constraints: ["write under pages/ only", "never modify raw/", "index.md and log.md are reserved", "cite sources that exist under raw/"]
-  })
+/** What authors are told, with the wiki's own `schema.md` as guidance when the caller can read it. */
+export const llmWikiAuthoring = (schema: string | undefined): AuthoringParts => ({
+  preamble: PREAMBLE,
+  guidance: schema === undefined ? [] : [{ path: SCHEMA_FILE, text: schema }],
+  examples: [PAGE_EXAMPLE],
+  allowedPaths: [`${PAGES_DIR}**/*.md`],
+  constraints: ["write under pages/ only", "never modify raw/", "index.md and log.md are reserved", "cite sources that exist under raw/"]
+})
 
 const pageIdOf = (request: CreateRequest): Either.Either<string, AuthoringRefused> => {
   const given = (request.conceptId ?? headingSlug(request.title)).replace(/\.md$/, "")

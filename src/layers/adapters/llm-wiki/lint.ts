@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { ItemPlan, Projection, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import type { RuleBook } from "../akm/ruleBook.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { isReservedName, RAW_DIR } from "./layout.js"
 
 /** `uncited-raw`: a file under raw/ that no page cites in `sources:`. */

@@ -1,6 +1,6 @@
 import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
-import { settlePlans } from "../akm/itemPlans.js"
-import type { RuleBook } from "../akm/ruleBook.js"
+import { settlePlans } from "../core/ItemPlans.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { isReservedName, kindOf } from "./layout.js"
 
 /** Every `.md` but the reserved `index.md`/`log.md` is an item (id = path without `.md`), kind from its place. */

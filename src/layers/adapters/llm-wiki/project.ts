@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { displayName, frontmatterDiagnostics, readMarkdown, type MarkdownDocument } from "../akm/markdownItem.js"
-import type { RuleBook } from "../akm/ruleBook.js"
 import { stringField, stringListField } from "../core/Frontmatter.js"
 import { isExternalTarget } from "../core/Markdown.js"
+import { documentParts, frontmatterDiagnostics, readMarkdown, type MarkdownDocument } from "../core/MarkdownDocument.js"
 import { makeProjection } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import type { WikiKind } from "./layout.js"
 import { conceptIdOf, pagesByName, resolvePageLink, resolveSource, sourceTarget, wikilinks } from "./references.js"
 
@@ -65,16 +65,9 @@ export const projectLlmWiki = (item: ItemPlan, ctx: ValidateContext, book: RuleB
     const kind = (item.kind ?? "note") as WikiKind
     const doc = readMarkdown(text)
     const data = doc.frontmatter.data
-    const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, doc, book)]
+    const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, doc.frontmatter, book)]
     const description = stringField(data, "description")
-    const base = {
-      name: displayName(doc, path),
-      description,
-      tags: stringListField(data, "tags"),
-      aliases: stringListField(data, "aliases"),
-      outline: doc.scan.headings,
-      content: doc.scan.text
-    }
+    const base = { ...documentParts(doc, path), description }
     if (kind !== "page") return { projection: makeProjection({ ...base, type: TYPE_OF[kind] }), diagnostics }
     if (description === undefined && doc.frontmatter.error === undefined) diagnostics.push(...book.report("missing-description", path, "the page has no `description`", { line: 1 }))
     const resolved = pageLinks(path, doc, ctx, book)

@@ -1,7 +1,6 @@
-import { posix } from "node:path"
 import { headingSlug } from "../../../domain/Ref.js"
-import { resolveLinkPath } from "../akm/markdownItem.js"
-import { isExternalTarget } from "../core/Markdown.js"
+import { resolveLinkPath } from "../core/Links.js"
+import { resolveInside } from "../core/Paths.js"
 import { PAGES_DIR, RAW_DIR } from "./layout.js"
 
 /**
@@ -13,17 +12,12 @@ import { PAGES_DIR, RAW_DIR } from "./layout.js"
  */
 const withMd = (path: string): ReadonlyArray<string> => (path.endsWith(".md") ? [path] : [path, `${path}.md`])
 
-const inside = (path: string): string | undefined => {
-  const normal = posix.normalize(path)
-  return normal === "." || normal.startsWith("../") || normal.startsWith("/") ? undefined : normal
-}
-
 const candidates = (fromPath: string, target: string, home: string): ReadonlyArray<string> => {
   const clean = target.replace(/[#?].*$/, "").trim()
   if (clean === "") return []
   const relative = resolveLinkPath(fromPath, clean)
-  const fromRoot = inside(clean.replace(/^\/+/, ""))
-  const inHome = inside(`${home}${clean.replace(/^\/+/, "")}`)
+  const fromRoot = resolveInside("", clean)
+  const inHome = resolveInside("", `${home}${clean}`)
   return [relative, fromRoot, inHome].filter((p): p is string => p !== undefined).flatMap(withMd)
 }
 
@@ -63,8 +57,6 @@ export const sourceTarget = (entry: unknown): string | undefined => {
   }
   return undefined
 }
-
-export const isExternal = (target: string): boolean => isExternalTarget(target)
 
 /** `[[target]]` and `[[target|label]]` in plain text. */
 export const wikilinks = (text: string): ReadonlyArray<string> =>

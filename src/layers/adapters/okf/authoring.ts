@@ -1,12 +1,12 @@
 import { Effect, Either } from "effect"
-import { AuthoringRefused, type AuthoringContext, type BundleInfo, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type BundleInfo, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
-import { isReservedFile } from "./links.js"
+import type { AuthoringParts, RuleBook } from "../core/RuleBook.js"
+import { isReservedFile } from "./concepts.js"
 import { DEFAULT_TYPE, projectConcept } from "./project.js"
 import { isOkfDatetime } from "./provenance.js"
-import { ruleInstructions, sha256, stableJson, type RuleBook } from "./ruleBook.js"
 
 /** Used when the caller does not say which akm wrote the concept (tests pass `fields.akmVersion`). */
 const DEFAULT_AKM_VERSION = "0.1.0"
@@ -40,27 +40,16 @@ const allowedPathsFor = (target: string): ReadonlyArray<string> => {
   return [target.endsWith(".md") ? target : `${target}.md`]
 }
 
-/** The authoring context (spec 03 §1): instructions and hard constraints rendered from the rule table. */
-export const okfAuthoringContext = (adapter: { readonly id: string; readonly version: string }, book: RuleBook) =>
-  (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate"): Effect.Effect<AuthoringContext> =>
-    Effect.sync(() => {
-      const intro = [
-        `Author Open Knowledge Format (OKF v0.2) concepts in bundle "${bundle.name}" (${op}${target === "" ? "" : ` ${target}`}).`,
-        "A concept is a markdown file whose path without `.md` is its concept id; `index.md` and `log.md` are reserved listings, not concepts.",
-        "Rules:"
-      ].join("\n")
-      const guidance: AuthoringContext["guidance"] = []
-      return {
-        adapter: adapter.id,
-        ruleSetVersion: adapter.version,
-        ruleHash: sha256(stableJson({ adapter: adapter.id, version: adapter.version, rules: book.rules, guidance })),
-        guidance,
-        instructions: `${intro}\n${ruleInstructions(book.rules)}`,
-        examples: [EXAMPLE],
-        allowedPaths: allowedPathsFor(target),
-        constraints: [...CONSTRAINTS, ...book.rules.filter((rule) => rule.severity === "error").map((rule) => rule.guidance)]
-      }
-    })
+/** What authors are told besides the rule list (spec 03 §1); the table's error rows are hard constraints too. */
+export const okfAuthoring = (book: RuleBook, bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate"): AuthoringParts => ({
+  preamble: [
+    `Author Open Knowledge Format (OKF v0.2) concepts in bundle "${bundle.name}" (${op}${target === "" ? "" : ` ${target}`}).`,
+    "A concept is a markdown file whose path without `.md` is its concept id; `index.md` and `log.md` are reserved listings, not concepts."
+  ].join("\n"),
+  examples: [EXAMPLE],
+  allowedPaths: allowedPathsFor(target),
+  constraints: [...CONSTRAINTS, ...book.rules.filter((rule) => rule.severity === "error").map((rule) => rule.guidance)]
+})
 
 const timestampOf = (now: unknown): string | undefined => {
   if (now === undefined) return new Date().toISOString()
@@ -80,7 +69,7 @@ export const createConcept = (book: RuleBook) => (request: CreateRequest, ctx: V
     if (!ctx.bundle.writable) return yield* Effect.fail(new AuthoringRefused(`bundle "${ctx.bundle.name}" is read-only`, "create the concept in a writable bundle"))
     const conceptId = (request.conceptId ?? headingSlug(request.title)).replace(/\.md$/, "")
     const path = `${conceptId}.md`
-    const reserved = book.diagnostic("reserved-name", { path, message: "" })
+    const reserved = book.report("reserved-name", path, "")
     if (isReservedFile(path.toLowerCase()) && reserved.some((d) => d.severity === "error")) {
       return yield* Effect.fail(new AuthoringRefused(`"${conceptId}" is a reserved OKF name: index.md and log.md are listings, not concepts`, "choose another name for the concept"))
     }

@@ -1,11 +1,11 @@
 import { Effect, Option } from "effect"
 import type { ItemPlan, Projection, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { parseFrontmatter } from "../core/Frontmatter.js"
-import { scanMarkdown } from "../core/Markdown.js"
-import { resolveLink } from "./links.js"
+import { resolveLink } from "../core/Links.js"
+import { readMarkdown } from "../core/MarkdownDocument.js"
+import type { RuleBook } from "../core/RuleBook.js"
+import { linkedConcept } from "./concepts.js"
 import { checkIndexFile, checkLogFile } from "./reservedFiles.js"
-import type { RuleBook } from "./ruleBook.js"
 
 const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
 
@@ -27,10 +27,10 @@ export const lintOkfBundle = (book: RuleBook) => (
       if (Option.isNone(text)) continue
       if (name === "index.md") {
         const check = checkIndexFile(text.value, path === "index.md")
-        for (const problem of check.problems) diagnostics.push(...book.diagnostic("invalid-index-format", { path, ...problem }))
-        if (check.unknownVersion) diagnostics.push(...book.diagnostic("unknown-okf-version", { path, message: `okf_version "${check.okfVersion}" is not a version this reader knows (0.1, 0.2); reading it best-effort`, line: check.okfVersionLine }))
+        for (const problem of check.problems) diagnostics.push(...book.report("invalid-index-format", path, problem.message, { line: problem.line }))
+        if (check.unknownVersion) diagnostics.push(...book.report("unknown-okf-version", path, `okf_version "${check.okfVersion}" is not a version this reader knows (0.1, 0.2); reading it best-effort`, { line: check.okfVersionLine }))
       } else {
-        for (const problem of checkLogFile(text.value)) diagnostics.push(...book.diagnostic("invalid-log-format", { path, ...problem }))
+        for (const problem of checkLogFile(text.value)) diagnostics.push(...book.report("invalid-log-format", path, problem.message, { line: problem.line }))
       }
     }
 
@@ -41,11 +41,10 @@ export const lintOkfBundle = (book: RuleBook) => (
       const path = plan.files[0]!
       const text = yield* Effect.option(ctx.readText(path))
       if (Option.isNone(text)) continue
-      const frontmatter = parseFrontmatter(text.value)
-      for (const link of scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1).links) {
-        const target = resolveLink(path, link.target)
-        if (target.kind === "concept" && missing.has(target.conceptId)) {
-          diagnostics.push(...book.diagnostic("dangling-link", { path, message: `link to ${link.target}: ${target.path} does not exist`, line: link.line }))
+      for (const link of readMarkdown(text.value).scan.links) {
+        const conceptId = linkedConcept(resolveLink(path, link.target))
+        if (conceptId !== undefined && missing.has(conceptId)) {
+          diagnostics.push(...book.report("dangling-link", path, `link to ${link.target}: ${conceptId}.md does not exist`, { line: link.line }))
         }
       }
     }

@@ -1,12 +1,13 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { parseFrontmatter, stringField, stringListField } from "../core/Frontmatter.js"
-import { scanMarkdown } from "../core/Markdown.js"
+import { stringField, stringListField } from "../core/Frontmatter.js"
+import { resolveLink } from "../core/Links.js"
+import { frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
-import { resolveLink } from "./links.js"
+import type { RuleBook } from "../core/RuleBook.js"
+import { linkedConcept } from "./concepts.js"
 import { readProvenance } from "./provenance.js"
-import type { RuleBook } from "./ruleBook.js"
 
 /** The type of a concept that has none (spec 03: OKF is the lenient markdown baseline). */
 export const DEFAULT_TYPE = "knowledge"
@@ -25,36 +26,33 @@ const typeOf = (data: Readonly<Record<string, unknown>> | undefined): string | u
 export const projectConcept = (book: RuleBook) => (item: ItemPlan, ctx: ValidateContext): Effect.Effect<ProjectResult, FileUnreadable> =>
   Effect.gen(function* () {
     const path = item.files[0]!
-    const frontmatter = parseFrontmatter(yield* ctx.readText(path))
+    const { frontmatter, scan } = readMarkdown(yield* ctx.readText(path))
     const data = frontmatter.data
-    const diagnostics: Array<Diagnostic> = []
+    const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, frontmatter, book)]
 
     const type = typeOf(data)
-    if (frontmatter.error !== undefined) {
-      diagnostics.push(...book.diagnostic("invalid-frontmatter", { path, message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line }))
-    } else if (!frontmatter.present) {
-      diagnostics.push(...book.diagnostic("okf-nonconformant", { path, message: "the concept has no frontmatter block; OKF requires one with a non-empty `type`", line: 1 }))
-    } else if (type === undefined) {
-      const line = frontmatter.keyLines.type ?? 1
+    if (frontmatter.error === undefined && !frontmatter.present) {
+      diagnostics.push(...book.report("okf-nonconformant", path, "the concept has no frontmatter block; OKF requires one with a non-empty `type`", { line: 1 }))
+    } else if (frontmatter.error === undefined && type === undefined) {
       const message = data?.type === undefined ? "the frontmatter has no `type`; OKF requires a non-empty one" : "`type` is empty or not a string; OKF requires a non-empty one"
-      diagnostics.push(...book.diagnostic("okf-nonconformant", { path, message, line }))
+      diagnostics.push(...book.report("okf-nonconformant", path, message, { line: frontmatter.keyLines.type ?? 1 }))
     }
     if (type === undefined && frontmatter.error === undefined) {
-      diagnostics.push(...book.diagnostic("missing-type", { path, message: `no \`type\`; indexed as \`${DEFAULT_TYPE}\``, line: frontmatter.keyLines.type ?? 1 }))
+      diagnostics.push(...book.report("missing-type", path, `no \`type\`; indexed as \`${DEFAULT_TYPE}\``, { line: frontmatter.keyLines.type ?? 1 }))
     }
     if (type !== undefined && type.toLowerCase() === ATTESTED_COMPUTATION && stringField(data, "runtime") === undefined) {
-      diagnostics.push(...book.diagnostic("missing-runtime", { path, message: "an Attested Computation needs a `runtime` (OKF §10.2)", line: frontmatter.keyLines.type }))
+      diagnostics.push(...book.report("missing-runtime", path, "an Attested Computation needs a `runtime` (OKF §10.2)", { line: frontmatter.keyLines.type }))
     }
 
     const provenance = readProvenance(data ?? {}, frontmatter.keyLines)
-    for (const problem of provenance.problems) diagnostics.push(...book.diagnostic("invalid-provenance", { path, message: problem.message, line: problem.line }))
+    for (const problem of provenance.problems) diagnostics.push(...book.report("invalid-provenance", path, problem.message, { line: problem.line }))
 
-    const scan = scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1)
     const links: Array<string> = []
     for (const link of scan.links) {
       const target = resolveLink(path, link.target)
-      if (target.kind === "concept") links.push(target.conceptId)
-      else if (target.kind === "outside") diagnostics.push(...book.diagnostic("dangling-link", { path, message: `link to ${link.target} leaves the bundle`, line: link.line }))
+      const conceptId = linkedConcept(target)
+      if (conceptId !== undefined) links.push(conceptId)
+      else if (target.kind === "outside") diagnostics.push(...book.report("dangling-link", path, `link to ${link.target} leaves the bundle`, { line: link.line }))
     }
 
     const resource = stringField(data, "resource")

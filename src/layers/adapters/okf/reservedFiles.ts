@@ -1,37 +1,23 @@
-import MarkdownIt, { type Token } from "markdown-it"
-import { parseFrontmatter, stringField } from "../core/Frontmatter.js"
-import { scanMarkdown } from "../core/Markdown.js"
+import { stringField } from "../core/Frontmatter.js"
+import type { ListItem } from "../core/Markdown.js"
+import { readMarkdown } from "../core/MarkdownDocument.js"
 
-/**
- * The formats of the reserved files (OKF §8 `index.md`, §9 `log.md`). These
- * checks need list-item structure, which core/Markdown's scan does not expose,
- * so they read markdown-it's token stream directly: the same parser, used for
- * the handful of reserved files a bundle has.
- */
+/** The formats of the reserved files (OKF §8 `index.md`, §9 `log.md`). */
 
 export interface FormatProblem {
   readonly message: string
   readonly line: number
 }
 
-const parser = MarkdownIt({ html: true, linkify: false })
-
 /** The versions of OKF this reader understands (OKF §12). */
 const KNOWN_VERSIONS = new Set(["0.1", "0.2"])
 
 const ENTRY_SHAPE = "`* [Title](relative-url) - description`"
 
-const entryText = (children: ReadonlyArray<Token>): string =>
-  children.map((child) => (child.type === "softbreak" || child.type === "hardbreak" ? " " : child.content)).join("")
-
 /** Problems of one list entry, or none: it must start with a link, optionally followed by ` - description`. */
-const entryProblem = (inline: Token | undefined): string | undefined => {
-  const children = inline?.children ?? []
-  let first = 0
-  while (first < children.length && children[first]!.type === "text" && children[first]!.content.trim() === "") first++
-  if (children[first]?.type !== "link_open") return `the entry does not start with a link; write ${ENTRY_SHAPE}`
-  const close = children.findIndex((child, i) => i > first && child.type === "link_close")
-  const rest = close === -1 ? "" : entryText(children.slice(close + 1))
+const entryProblem = (item: ListItem): string | undefined => {
+  if (item.leadingLink === undefined) return `the entry does not start with a link; write ${ENTRY_SHAPE}`
+  const rest = item.leadingLink.after
   if (rest.trim() !== "" && !/^\s*[-–—:]\s/.test(rest)) return `the text after the link should read " - description"; write ${ENTRY_SHAPE}`
   return undefined
 }
@@ -47,7 +33,7 @@ export interface IndexCheck {
 /** OKF §8: sections of `* [Title](url) - description` entries; no frontmatter but `okf_version` at the root. */
 export const checkIndexFile = (text: string, isRoot: boolean): IndexCheck => {
   const problems: Array<FormatProblem> = []
-  const frontmatter = parseFrontmatter(text)
+  const { frontmatter, scan } = readMarkdown(text)
   let okfVersion: string | undefined
   if (frontmatter.error !== undefined) {
     problems.push({ message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line })
@@ -60,22 +46,15 @@ export const checkIndexFile = (text: string, isRoot: boolean): IndexCheck => {
       okfVersion = stringField(frontmatter.data, "okf_version")
     }
   }
-  const offset = frontmatter.bodyLine - 1
-  const tokens = parser.parse(frontmatter.body, {})
-  let sectionSeen = false
   let reportedUnsectioned = false
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!
-    if (token.type === "heading_open" && token.level === 0) sectionSeen = true
-    if (token.type !== "list_item_open" || token.level !== 1) continue
-    const line = (token.map?.[0] ?? 0) + 1 + offset
-    if (!sectionSeen && !reportedUnsectioned) {
-      problems.push({ message: "entries are listed before any section heading; group them under a heading", line })
+  for (const item of scan.listItems) {
+    if (!item.topLevel) continue
+    if (item.section === undefined && !reportedUnsectioned) {
+      problems.push({ message: "entries are listed before any section heading; group them under a heading", line: item.line })
       reportedUnsectioned = true
     }
-    const inline = tokens[i + 1]?.type === "paragraph_open" ? tokens[i + 2] : undefined
-    const problem = entryProblem(inline?.type === "inline" ? inline : undefined)
-    if (problem !== undefined) problems.push({ message: problem, line })
+    const problem = entryProblem(item)
+    if (problem !== undefined) problems.push({ message: problem, line: item.line })
   }
   return { problems, okfVersion, unknownVersion: okfVersion !== undefined && !KNOWN_VERSIONS.has(okfVersion), okfVersionLine: frontmatter.keyLines.okf_version }
 }
@@ -92,10 +71,10 @@ const isCalendarDate = (text: string): boolean => {
 /** OKF §9: entries grouped under `## YYYY-MM-DD` headings, newest first. Frontmatter is allowed. */
 export const checkLogFile = (text: string): ReadonlyArray<FormatProblem> => {
   const problems: Array<FormatProblem> = []
-  const frontmatter = parseFrontmatter(text)
+  const { frontmatter, scan } = readMarkdown(text)
   if (frontmatter.error !== undefined) problems.push({ message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line })
   let previous: string | undefined
-  for (const heading of scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1).headings) {
+  for (const heading of scan.headings) {
     if (heading.depth !== 2) continue
     if (!isCalendarDate(heading.text)) {
       problems.push({ message: `log heading "${heading.text}" is not an ISO 8601 date (## YYYY-MM-DD)`, line: heading.line })

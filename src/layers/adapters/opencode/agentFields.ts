@@ -1,6 +1,6 @@
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import type { Frontmatter } from "../core/Frontmatter.js"
-import type { RuleBook } from "../skill-md/ruleBook.js"
+import type { RuleBook } from "../core/RuleBook.js"
 
 /**
  * OpenCode agent frontmatter (`agent/*.md` or `agents/*.md`): `description`

@@ -1,11 +1,10 @@
 import { Effect } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { parseFrontmatter } from "../core/Frontmatter.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
-import { createSkill } from "../skill-md/authoring.js"
-import { authoringContextOf, type RuleBook } from "../skill-md/ruleBook.js"
-import { skillNameFromTitle } from "../skill-md/skillName.js"
+import { refuseErrors, type AuthoringParts, type RuleBook } from "../core/RuleBook.js"
+import { createSkill, skillNameFromTitle } from "../skill-md/index.js"
 import { checkOpenCodeAgent } from "./agentFields.js"
 
 const PREAMBLE = `An OpenCode project keeps its agent files in \`.opencode/\` (a global config directory at its root), in singular or plural directories:
@@ -27,16 +26,12 @@ tools:
 You review code. …
 `
 
-export const openCodeAuthoringContext = (id: string, version: string, book: RuleBook): AuthoringContext =>
-  authoringContextOf({
-    adapter: id,
-    version,
-    book,
-    preamble: PREAMBLE,
-    examples: [EXAMPLE],
-    allowedPaths: [".opencode/agents/<name>.md", ".opencode/commands/<name>.md", ".opencode/skills/<name>/SKILL.md", "agent(s)/<name>.md", "command(s)/<name>.md", "skill(s)/<name>/SKILL.md"],
-    constraints: ["never write AGENTS.md or opencode.json", "never overwrite an existing file"]
-  })
+export const OPENCODE_AUTHORING: AuthoringParts = {
+  preamble: PREAMBLE,
+  examples: [EXAMPLE],
+  allowedPaths: [".opencode/agents/<name>.md", ".opencode/commands/<name>.md", ".opencode/skills/<name>/SKILL.md", "agent(s)/<name>.md", "command(s)/<name>.md", "skill(s)/<name>/SKILL.md"],
+  constraints: ["never write AGENTS.md or opencode.json", "never overwrite an existing file"]
+}
 
 type OpenCodeType = "skill" | "agent" | "command"
 
@@ -73,12 +68,6 @@ export const createOpenCodeItem = (book: RuleBook) => (request: CreateRequest, c
     if (ctx.exists(path)) return yield* Effect.fail(new AuthoringRefused(`${path} already exists`, "choose another name, or change the file through a proposal"))
     const { description: _description, ...extra } = request.fields ?? {}
     const after = renderWithFrontmatter({ description: request.description, ...extra }, request.body)
-    if (type === "agent") {
-      const errors = checkOpenCodeAgent(path, parseFrontmatter(after), book).filter((d) => d.severity === "error")
-      if (errors.length > 0) {
-        const rule = book.rules.find((r) => r.code === errors[0]!.code)
-        return yield* Effect.fail(new AuthoringRefused(`the new agent would not be valid: ${errors.map((d) => `${d.message} (${d.code})`).join("; ")}`, rule?.guidance ?? "fix the frontmatter"))
-      }
-    }
+    if (type === "agent") yield* refuseErrors("agent", checkOpenCodeAgent(path, parseFrontmatter(after), book), book)
     return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
   })

@@ -1,7 +1,7 @@
-import type { FileMeta, ItemPlan, PlanResult } from "../../../domain/Adapter.js"
-import { withoutMarkdownExtension } from "../skill-md/paths.js"
-import type { RuleBook } from "../skill-md/ruleBook.js"
-import { planSkills, type SkillParents } from "../skill-md/skillDirectory.js"
+import type { FileMeta, PlanResult } from "../../../domain/Adapter.js"
+import { withoutMarkdownExtension } from "../core/Paths.js"
+import type { RuleBook } from "../core/RuleBook.js"
+import { planSkills, type SkillParents } from "../skill-md/index.js"
 
 export const OPENCODE_SKILL_PARENTS: SkillParents = ["skill", "skills", ".opencode/skill", ".opencode/skills"]
 
@@ -16,13 +16,8 @@ export const openCodeKindOf = (path: string): OpenCodeKind | undefined => {
   return undefined
 }
 
-export const planOpenCode = (book: RuleBook) => (files: ReadonlyArray<FileMeta>): PlanResult => {
-  const skills = planSkills(files, OPENCODE_SKILL_PARENTS, book)
-  const items: Array<ItemPlan> = [...skills.items]
-  for (const { path } of files) {
-    if (skills.claimed.has(path)) continue
+export const planOpenCode = (book: RuleBook) => (files: ReadonlyArray<FileMeta>): PlanResult =>
+  planSkills(files, OPENCODE_SKILL_PARENTS, book, (path) => {
     const kind = openCodeKindOf(path)
-    if (kind !== undefined) items.push({ conceptId: withoutMarkdownExtension(path), files: [path], kind })
-  }
-  return { items, diagnostics: skills.diagnostics }
-}
+    return kind === undefined ? undefined : { conceptId: withoutMarkdownExtension(path), files: [path], kind }
+  })

@@ -1,4 +1,5 @@
-import { skillMdRules, withGuidance, type SkillRule } from "../skill-md/rules.js"
+import type { RuleRow } from "../core/RuleBook.js"
+import { skillMdRules, withGuidance } from "../skill-md/index.js"
 import { AGENT_MODES, PERMISSIONS } from "./agentFields.js"
 
 /**
@@ -6,7 +7,7 @@ import { AGENT_MODES, PERMISSIONS } from "./agentFields.js"
  * keys warn: OpenCode ignores them), sharing `missing-description` with
  * agents, plus the agent rows.
  */
-export const openCodeRules: ReadonlyArray<SkillRule> = [
+export const openCodeRules: ReadonlyArray<RuleRow> = [
   ...withGuidance(skillMdRules("opencode"), {
     "missing-description": "Give every skill and every agent a non-empty `description` saying what it does and when to use it."
   }),

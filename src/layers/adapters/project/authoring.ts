@@ -1,11 +1,11 @@
 import { Effect, Either } from "effect"
-import { AuthoringRefused, type AuthoringContext, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
+import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
-import { authoringContextOf } from "../akm/ruleBook.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
-import { createReference, createSkill } from "../skill-md/authoring.js"
-import type { RuleBook as SkillRuleBook } from "../skill-md/ruleBook.js"
+import { isOccupied } from "../core/Paths.js"
+import type { AuthoringParts, RuleBook } from "../core/RuleBook.js"
+import { createReference, createSkill } from "../skill-md/index.js"
 import { LEDGER_DIR } from "./layout.js"
 import { headingOf, LEDGER_REQUIRED_FIELDS } from "./ledgerRecord.js"
 import { checkRuleFrontmatter } from "./ruleFrontmatter.js"
@@ -49,17 +49,15 @@ const pathsFor = (type: string | undefined): ReadonlyArray<string> =>
   : ledgerKinds.includes(type) ? [`${LEDGER_DIR}${type}/*.md`]
   : DIRECTORY[type] === undefined ? [] : [`${DIRECTORY[type]}/*.md`]
 
-export const projectAuthoringContext = (id: string, version: string, book: SkillRuleBook, target: string): AuthoringContext => {
+/** What authors are told for a target type (empty: every writable type). */
+export const projectAuthoring = (target: string): AuthoringParts => {
   const type = target.trim() === "" ? undefined : target.trim()
-  return authoringContextOf({
-    adapter: id,
-    version,
-    book,
+  return {
     preamble: PREAMBLE,
     examples: [RULE_EXAMPLE],
     allowedPaths: pathsFor(type),
     constraints: ["never write router files or .ai/BRIEF.md by hand", "a ledger record carries every required field of its kind", "never write secrets into a record"]
-  })
+  }
 }
 
 const refuse = (reason: string, hint: string) => Effect.fail(new AuthoringRefused(reason, hint))
@@ -79,9 +77,7 @@ const renderLedger = (kind: string, id: string, request: CreateRequest): Either.
   return Either.right(renderWithFrontmatter(frontmatter, `${request.body.trim() === "" ? "" : `${request.body.trim()}\n\n`}${sections}`))
 }
 
-const exists = (ctx: ValidateContext, path: string): boolean => ctx.exists(path) || ctx.files.some((f) => f.path.startsWith(`${path}/`))
-
-export const createProjectItem = (request: CreateRequest, ctx: ValidateContext, book: SkillRuleBook): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
+export const createProjectItem = (request: CreateRequest, ctx: ValidateContext, book: RuleBook): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
   Effect.gen(function* () {
     const type = request.type ?? "document"
     const raw = (request.conceptId ?? headingSlug(request.title)).replace(/\.md$/, "")
@@ -122,6 +118,6 @@ export const createProjectItem = (request: CreateRequest, ctx: ValidateContext, 
     }
     const conceptId = path.replace(/\.md$/, "")
     if (Either.isLeft(validateConceptId(conceptId))) return yield* refuse(`'${conceptId}' is not a valid concept id`, "use letters, digits, - and / in names")
-    if (exists(ctx, path)) return yield* refuse(`${conceptId} already exists`, "choose another name, or change the existing file through a proposal")
+    if (isOccupied(ctx, path)) return yield* refuse(`${conceptId} already exists`, "choose another name, or change the existing file through a proposal")
     return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
   })

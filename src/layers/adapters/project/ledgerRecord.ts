@@ -1,4 +1,4 @@
-import type { MarkdownDocument } from "../akm/markdownItem.js"
+import type { MarkdownDocument } from "../core/MarkdownDocument.js"
 import { ledgerPathParts } from "./layout.js"
 
 /**

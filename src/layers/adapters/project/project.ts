@@ -1,15 +1,13 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
-import { displayName, frontmatterDiagnostics, readMarkdown, resolveLinkPath, type MarkdownDocument } from "../akm/markdownItem.js"
-import type { RuleBook } from "../akm/ruleBook.js"
 import { stringField, stringListField } from "../core/Frontmatter.js"
+import { resolveLinkPath } from "../core/Links.js"
+import { displayName, documentParts, frontmatterDiagnostics, readMarkdown, shortParagraph, type MarkdownDocument } from "../core/MarkdownDocument.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { projectConceptId, TYPE_OF, type ProjectKind } from "./layout.js"
 import { LEDGER_REQUIRED_FIELDS, readLedgerRecord } from "./ledgerRecord.js"
 import { checkRuleFrontmatter, ruleList } from "./ruleFrontmatter.js"
-
-const short = (text: string | undefined): string | undefined =>
-  text === undefined ? undefined : text.length <= 300 ? text : `${text.slice(0, 299).trimEnd()}…`
 
 /** Body links as concept ids of this bundle (a skill's SKILL.md is the skill's directory). */
 const linkIds = (path: string, doc: MarkdownDocument): ReadonlyArray<string> =>
@@ -28,7 +26,7 @@ const projectLedger = (path: string, doc: MarkdownDocument, book: RuleBook): Pro
     {
       type: record.kind,
       name: record.title ?? nameFromFile(path),
-      description: short(lead === undefined ? undefined : record.fields.get(lead)?.split("\n\n")[0]),
+      description: shortParagraph(lead === undefined ? undefined : record.fields.get(lead)?.split("\n\n")[0]),
       tags: stringListField(data, "tags"),
       hints: [`${record.kind}/${record.id}`, ...(fingerprint === undefined ? [] : [fingerprint]), ...["module", "operation", "error_class"].flatMap((f) => record.fields.get(f) ?? [])],
       outline: doc.scan.headings,
@@ -50,7 +48,7 @@ const projectRule = (path: string, doc: MarkdownDocument, book: RuleBook): Proje
     {
       type: "rule",
       name: displayName(doc, path),
-      description: stringField(data, "description") ?? short(doc.scan.firstParagraph),
+      description: stringField(data, "description") ?? shortParagraph(doc.scan.firstParagraph),
       tags: stringListField(data, "tags"),
       hints: [...(ruleId === undefined ? [] : [ruleId]), ...ruleList(data["scope"]), ...mandates],
       outline: doc.scan.headings,
@@ -75,13 +73,9 @@ const projectDocument = (path: string, kind: Exclude<ProjectKind, "ledger" | "ru
   const data = doc.frontmatter.data
   return {
     projection: makeProjection({
+      ...documentParts(doc, path),
       type: TYPE_OF[kind],
-      name: displayName(doc, path),
-      description: stringField(data, "description") ?? short(doc.scan.firstParagraph),
-      tags: stringListField(data, "tags"),
-      aliases: stringListField(data, "aliases"),
-      outline: doc.scan.headings,
-      content: doc.scan.text,
+      description: stringField(data, "description") ?? shortParagraph(doc.scan.firstParagraph),
       links: linkIds(path, doc)
     }),
     diagnostics: []
@@ -95,5 +89,5 @@ export const projectKnowledgeFile = (item: ItemPlan, ctx: ValidateContext, book:
     const kind = item.kind as ProjectKind
     const doc = readMarkdown(text)
     const result = kind === "ledger" ? projectLedger(path, doc, book) : kind === "rule" ? projectRule(path, doc, book) : projectDocument(path, kind, doc)
-    return { projection: result.projection, diagnostics: [...frontmatterDiagnostics(path, doc, book), ...result.diagnostics] }
+    return { projection: result.projection, diagnostics: [...frontmatterDiagnostics(path, doc.frontmatter, book), ...result.diagnostics] }
   })

@@ -3,7 +3,7 @@ import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { normalizeText, parseFrontmatter, type Frontmatter } from "../core/Frontmatter.js"
 import { editFrontmatter } from "../core/FrontmatterEdit.js"
-import { sha256, type RuleBook } from "./ruleBook.js"
+import { sha256, type RuleBook } from "../core/RuleBook.js"
 import { codePointLength, normalizeSkillName, skillNameProblems } from "./skillName.js"
 
 /**

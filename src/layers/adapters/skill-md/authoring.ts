@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { AuthoringRefused, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { renderWithFrontmatter } from "../core/FrontmatterEdit.js"
-import { basenameOf } from "./paths.js"
-import type { RuleBook } from "./ruleBook.js"
+import { basenameOf, isOccupied } from "../core/Paths.js"
+import { refuseErrors, type RuleBook } from "../core/RuleBook.js"
 import { skillFileIn } from "./skillDirectory.js"
 import { checkSkillMd } from "./SkillMd.js"
 
@@ -13,25 +13,19 @@ import { checkSkillMd } from "./SkillMd.js"
  * scanning uses, so anything the validator calls an error is refused here.
  */
 
-const exists = (ctx: ValidateContext, path: string): boolean => ctx.exists(path) || ctx.files.some((f) => f.path.startsWith(`${path}/`))
-
 /** The body as given, or a title heading when it is empty. */
 const bodyOf = (request: CreateRequest): string => (request.body.trim() === "" ? `# ${request.title}\n` : request.body)
 
 export const createSkill = (request: CreateRequest, ctx: ValidateContext, skillDir: string, book: RuleBook): Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused> =>
   Effect.gen(function* () {
-    if (exists(ctx, skillDir)) {
+    if (isOccupied(ctx, skillDir)) {
       return yield* Effect.fail(new AuthoringRefused(`${skillDir} already exists`, "choose another name, or change the existing skill through a proposal"))
     }
     const name = basenameOf(skillDir)
     const { name: _name, description: _description, ...extra } = request.fields ?? {}
     const path = `${skillDir}/SKILL.md`
     const after = renderWithFrontmatter({ name, description: request.description, ...extra }, bodyOf(request))
-    const errors = checkSkillMd({ path, dirName: name, text: after, book }).diagnostics.filter((d) => d.severity === "error")
-    if (errors.length > 0) {
-      const rule = book.rules.find((r) => r.code === errors[0]!.code)
-      return yield* Effect.fail(new AuthoringRefused(`the new SKILL.md would not be valid: ${errors.map((d) => `${d.message} (${d.code})`).join("; ")}`, rule?.guidance ?? "fix the frontmatter"))
-    }
+    yield* refuseErrors("SKILL.md", checkSkillMd({ path, dirName: name, text: after, book }).diagnostics, book)
     return [{ bundle: ctx.bundle.name, path, beforeHash: null, after }]
   })
 
@@ -46,7 +40,7 @@ export const createReference = (request: CreateRequest, ctx: ValidateContext, sk
     }
     const path = `${skillDir}/${inner}.md`
     if (/^skill\.md$/i.test(`${inner}.md`)) return yield* Effect.fail(new AuthoringRefused(`${path} is the skill's own file`, "name the reference like references/<name>"))
-    if (exists(ctx, path)) return yield* Effect.fail(new AuthoringRefused(`${path} already exists`, "choose another name, or change the file through a proposal"))
+    if (isOccupied(ctx, path)) return yield* Effect.fail(new AuthoringRefused(`${path} already exists`, "choose another name, or change the file through a proposal"))
     // Reference files are plain markdown: the title and description lead the body.
     const lead = request.body.trimStart().startsWith("#") ? "" : `# ${request.title}\n\n${request.description === undefined ? "" : `${request.description}\n\n`}`
     const after = `${lead}${request.body.trim()}\n`

@@ -1,9 +1,9 @@
 import type { FileMeta, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { isExternalTarget, type Link } from "../core/Markdown.js"
-import type { Span } from "./inlineSpans.js"
-import { basenameOf, dirnameOf, linkIdOf, resolveInside } from "./paths.js"
-import type { RuleBook } from "./ruleBook.js"
+import { linkPath } from "../core/Links.js"
+import { isExternalTarget, type Link, type Span } from "../core/Markdown.js"
+import { basenameOf, dirnameOf, isMarkdownPath, resolveInside, withoutMarkdownExtension } from "../core/Paths.js"
+import type { RuleBook } from "../core/RuleBook.js"
 
 /**
  * The files a skill document points at (spec: "use relative paths from the
@@ -38,16 +38,6 @@ export const SHIPPED_ASSET_EXTENSIONS: ReadonlyArray<string> = [
 ]
 
 const FILE_LIKE = /^[^\s<>*?{}$|"'`[\]()]+\.[A-Za-z0-9]{1,8}$/
-
-/** The path part of a link target: no fragment or query, percent-decoded. */
-const linkPath = (target: string): string => {
-  const bare = target.replace(/[#?].*$/, "").trim()
-  try {
-    return decodeURIComponent(bare)
-  } catch {
-    return bare
-  }
-}
 
 /** Paths and the directories that hold them, for existence checks. */
 export interface FileSet {
@@ -125,6 +115,10 @@ export const bundleFiles = (ctx: ValidateContext): FileSet => {
 
 export const danglingDiagnostics = (book: RuleBook, path: string, references: ReadonlyArray<FileReference>): ReadonlyArray<Diagnostic> =>
   references.filter((r) => !r.exists).flatMap((r) => book.report("dangling-link", path, `${r.target} points at ${r.path}, which does not exist`, { line: r.line }))
+
+/** `a/b/SKILL.md` → `a/b` (the skill's concept id); other markdown loses `.md`; other files keep their path. */
+export const linkIdOf = (path: string): string =>
+  /(^|\/)skill\.md$/i.test(path) ? dirnameOf(path) : isMarkdownPath(path) ? withoutMarkdownExtension(path) : path
 
 /** The link ids of the references that resolve: concept-id form for markdown, the path for other files. */
 export const resolvedLinks = (references: ReadonlyArray<FileReference>): ReadonlyArray<string> => references.filter((r) => r.exists).map((r) => linkIdOf(r.path))

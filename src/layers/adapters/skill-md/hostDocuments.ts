@@ -1,19 +1,19 @@
 import { Effect } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { stringField, stringListField } from "../core/Frontmatter.js"
+import { stringField, stringListField, type Frontmatter } from "../core/Frontmatter.js"
+import type { Span } from "../core/Markdown.js"
+import { readMarkdownFile, shortParagraph } from "../core/MarkdownDocument.js"
+import { basenameOf, withoutMarkdownExtension } from "../core/Paths.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { commandParameters } from "./commandParameters.js"
 import { bundleFiles, danglingDiagnostics, linkReferences, resolvedLinks, type FileReference, type FileSet } from "./fileReferences.js"
-import { inlineSpans, type Span } from "./inlineSpans.js"
-import { readMarkdownFile, shortParagraph } from "./markdownFile.js"
-import { basenameOf, withoutMarkdownExtension } from "./paths.js"
-import type { RuleBook } from "./ruleBook.js"
 
 /**
  * The markdown documents agent tools keep beside their skills — instruction
- * files (CLAUDE.md, AGENTS.md, rules) and slash commands — projected the same
- * way for the claude and opencode adapters.
+ * files (CLAUDE.md, AGENTS.md, rules), slash commands and agents — projected
+ * the same way for the claude and opencode adapters.
  */
 
 export interface InstructionOptions {
@@ -36,7 +36,7 @@ export const projectInstructionFile = (item: ItemPlan, ctx: ValidateContext, boo
     const files = bundleFiles(ctx)
     const references = [
       ...linkReferences(scan.links, path, files),
-      ...(options.textReferences === undefined ? [] : options.textReferences(inlineSpans(fm.body, fm.bodyLine - 1).text, path, files))
+      ...(options.textReferences === undefined ? [] : options.textReferences(scan.textRuns, path, files))
     ]
     diagnostics.push(...danglingDiagnostics(book, path, references))
     const base = basenameOf(path)
@@ -96,4 +96,32 @@ export const projectCommandFile = (item: ItemPlan, ctx: ValidateContext, book: R
       }
     )
     return { projection, diagnostics }
+  })
+
+export interface AgentOptions {
+  /** The agent's name: Claude Code reads `name`, OpenCode the file name. */
+  readonly name: (frontmatter: Frontmatter, path: string) => string
+  readonly hints: (frontmatter: Frontmatter) => ReadonlyArray<string>
+  /** What the projection's `extra` carries (tools, model …). */
+  readonly extra: (frontmatter: Frontmatter) => Readonly<Record<string, unknown>>
+  /** The host's checks of the agent's frontmatter. */
+  readonly check: (path: string, frontmatter: Frontmatter, book: RuleBook) => ReadonlyArray<Diagnostic>
+}
+
+/** An agent (subagent) file: its frontmatter describes it, its body is the agent's prompt. */
+export const projectAgentFile = (item: ItemPlan, ctx: ValidateContext, book: RuleBook, options: AgentOptions): Effect.Effect<ProjectResult, FileUnreadable> =>
+  Effect.map(readMarkdownFile(item.files[0]!, ctx, book), ({ frontmatter, scan, diagnostics }) => {
+    const path = item.files[0]!
+    const projection = makeProjection(
+      {
+        type: "agent",
+        name: options.name(frontmatter, path),
+        description: stringField(frontmatter.data, "description"),
+        hints: options.hints(frontmatter),
+        outline: scan.headings,
+        content: scan.text
+      },
+      { extra: options.extra(frontmatter) }
+    )
+    return { projection, diagnostics: [...diagnostics, ...options.check(path, frontmatter, book)] }
   })

@@ -1,4 +1,4 @@
-import type { AdapterRule } from "../../../domain/Adapter.js"
+import type { RuleRow } from "../core/RuleBook.js"
 
 /**
  * The SKILL.md rule rows (spec 03 "agent-skills"), shared by the agent-skills,
@@ -6,12 +6,6 @@ import type { AdapterRule } from "../../../domain/Adapter.js"
  * check enforces, so the one table drives both what authors are told and what
  * the validator does (R-AD-3).
  */
-export interface SkillRule extends AdapterRule {
-  /** Numeric limits the check enforces, e.g. `{ characters: 1024 }`. */
-  readonly limits?: Readonly<Record<string, number>>
-  /** Words or keys the check uses (allowed keys, reserved words, "when to use" phrases). */
-  readonly terms?: ReadonlyArray<string>
-}
 
 /** The tool a SKILL.md is written for: its extension keys are allowed beside the spec's six. */
 export type SkillHost = "agent-skills" | "claude" | "opencode"
@@ -41,7 +35,7 @@ export const WHEN_TO_USE_PHRASES: ReadonlyArray<string> = [
  * bundle (skills-ref rejects any other key) and a warning in a host bundle,
  * where the host's extension keys are allowed.
  */
-export const skillMdRules = (host: SkillHost): ReadonlyArray<SkillRule> => [
+export const skillMdRules = (host: SkillHost): ReadonlyArray<RuleRow> => [
   { code: "missing-frontmatter", severity: "error", guidance: "Start SKILL.md with a YAML frontmatter block: a `---` line, the keys, and a closing `---` line." },
   { code: "invalid-frontmatter", severity: "error", guidance: "Write the frontmatter as valid YAML: a mapping of keys to values, closed by a `---` line." },
   host === "agent-skills"
@@ -63,5 +57,5 @@ export const skillMdRules = (host: SkillHost): ReadonlyArray<SkillRule> => [
 ]
 
 /** Replaces the guidance of some rows (a host adapter shares a code with its agents, say). */
-export const withGuidance = (rules: ReadonlyArray<SkillRule>, guidance: Readonly<Record<string, string>>): ReadonlyArray<SkillRule> =>
+export const withGuidance = (rules: ReadonlyArray<RuleRow>, guidance: Readonly<Record<string, string>>): ReadonlyArray<RuleRow> =>
   rules.map((rule) => (guidance[rule.code] === undefined ? rule : { ...rule, guidance: guidance[rule.code]! }))

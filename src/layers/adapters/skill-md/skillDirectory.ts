@@ -1,15 +1,14 @@
 import { Effect } from "effect"
-import type { FileMeta, FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
+import type { FileMeta, FileUnreadable, ItemPlan, PlanResult, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { headingSlug } from "../../../domain/Ref.js"
-import { parseFrontmatter, stringField } from "../core/Frontmatter.js"
+import { stringField } from "../core/Frontmatter.js"
 import { scanMarkdown } from "../core/Markdown.js"
+import { frontmatterDiagnostics, readMarkdown, shortParagraph } from "../core/MarkdownDocument.js"
+import { basenameOf, isMarkdownPath, withoutMarkdownExtension } from "../core/Paths.js"
 import { makeProjection, metadataHints, nameFromFile, uniqueSorted } from "../core/Projection.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { bundleFiles, danglingDiagnostics, resolvedLinks, skillFileReferences } from "./fileReferences.js"
-import { inlineSpans } from "./inlineSpans.js"
-import { shortParagraph } from "./markdownFile.js"
-import { basenameOf, isMarkdownPath, withoutMarkdownExtension } from "./paths.js"
-import type { RuleBook } from "./ruleBook.js"
 import { checkSkillMd } from "./SkillMd.js"
 
 /**
@@ -46,28 +45,33 @@ export const skillDirOf = (path: string, parents: SkillParents): string | undefi
 export const skillFileIn = (skillDir: string, has: (path: string) => boolean): string | undefined =>
   [`${skillDir}/SKILL.md`, `${skillDir}/skill.md`].find(has)
 
-export interface SkillPlan {
-  readonly items: ReadonlyArray<ItemPlan>
-  readonly diagnostics: ReadonlyArray<Diagnostic>
-  /** Paths that belong to skill directories (indexed or not), so the adapter does not plan them again. */
-  readonly claimed: ReadonlySet<string>
-}
-
-export const planSkills = (files: ReadonlyArray<FileMeta>, parents: SkillParents, book: RuleBook): SkillPlan => {
+/**
+ * Plans the skill directories under `parents` (the skill and each markdown
+ * file in it) and every other file through `itemOf` (undefined: not an item).
+ */
+export const planSkills = (
+  files: ReadonlyArray<FileMeta>,
+  parents: SkillParents,
+  book: RuleBook,
+  itemOf: (path: string) => ItemPlan | undefined = () => undefined
+): PlanResult => {
   const groups = new Map<string, Array<string>>()
+  const others: Array<ItemPlan> = []
   for (const { path } of files) {
     const skillDir = skillDirOf(path, parents)
-    if (skillDir === undefined) continue
+    if (skillDir === undefined) {
+      const item = itemOf(path)
+      if (item !== undefined) others.push(item)
+      continue
+    }
     const group = groups.get(skillDir) ?? []
     group.push(path)
     groups.set(skillDir, group)
   }
   const items: Array<ItemPlan> = []
   const diagnostics: Array<Diagnostic> = []
-  const claimed = new Set<string>()
   for (const [skillDir, paths] of [...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     paths.sort()
-    for (const path of paths) claimed.add(path)
     const present = new Set(paths)
     const skillFile = skillFileIn(skillDir, (p) => present.has(p))
     if (skillFile === undefined) {
@@ -79,7 +83,7 @@ export const planSkills = (files: ReadonlyArray<FileMeta>, parents: SkillParents
       if (path !== skillFile && isMarkdownPath(path)) items.push({ conceptId: withoutMarkdownExtension(path), files: [path], kind: REFERENCE_KIND })
     }
   }
-  return { items, diagnostics, claimed }
+  return { items: [...items, ...others], diagnostics }
 }
 
 /** skills-ref's path-level checks for one directory claimed to be a skill: it exists, is a directory, holds SKILL.md. */
@@ -94,6 +98,10 @@ export interface SkillProjectOptions {
   readonly parents: SkillParents
 }
 
+/** The projection of a skill or of a document inside one; undefined for items of other kinds. */
+export const projectSkillItem = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<ProjectResult, FileUnreadable> | undefined =>
+  item.kind === SKILL_KIND ? projectSkill(item, ctx, options) : item.kind === REFERENCE_KIND ? projectReference(item, ctx, options) : undefined
+
 /** A skill: SKILL.md through the codec, its body, its files in the outline, links to its references. */
 export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<ProjectResult, FileUnreadable> =>
   Effect.gen(function* () {
@@ -101,14 +109,13 @@ export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: Skil
     const skillDir = item.conceptId
     const text = yield* ctx.readText(skillFile)
     const check = checkSkillMd({ path: skillFile, dirName: basenameOf(skillDir), text, book: options.book, bundle: ctx.bundle.name })
-    const lineOffset = check.skill.bodyLine - 1
-    const scan = scanMarkdown(check.skill.body, lineOffset)
+    const scan = scanMarkdown(check.skill.body, check.skill.bodyLine - 1)
     const others = item.files.slice(1)
     const references = skillFileReferences({
       docPath: skillFile,
       skillDir,
       links: scan.links,
-      codeSpans: inlineSpans(check.skill.body, lineOffset).code,
+      codeSpans: scan.codeSpans,
       files: bundleFiles(ctx),
       skillFiles: others
     })
@@ -143,17 +150,13 @@ export const projectReference = (item: ItemPlan, ctx: ValidateContext, options: 
   Effect.gen(function* () {
     const path = item.files[0]!
     const skillDir = skillDirOf(path, options.parents) ?? path
-    const text = yield* ctx.readText(path)
-    const fm = parseFrontmatter(text)
-    const diagnostics: Array<Diagnostic> = []
-    if (fm.error !== undefined) diagnostics.push(...options.book.report("invalid-frontmatter", path, `invalid frontmatter: ${fm.error.message}`, { line: fm.error.line }))
-    const lineOffset = fm.bodyLine - 1
-    const scan = scanMarkdown(fm.body, lineOffset)
+    const { frontmatter: fm, scan } = readMarkdown(yield* ctx.readText(path))
+    const diagnostics: Array<Diagnostic> = [...frontmatterDiagnostics(path, fm, options.book)]
     const references = skillFileReferences({
       docPath: path,
       skillDir,
       links: scan.links,
-      codeSpans: inlineSpans(fm.body, lineOffset).code,
+      codeSpans: scan.codeSpans,
       files: bundleFiles(ctx),
       skillFiles: ctx.files.map((f) => f.path).filter((p) => p.startsWith(`${skillDir}/`))
     })

@@ -1,22 +1,23 @@
 import { Effect, Option } from "effect"
 import type { FileUnreadable, ItemPlan, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { parseFrontmatter, stringField } from "../core/Frontmatter.js"
-import { scanMarkdown } from "../core/Markdown.js"
+import { stringField } from "../core/Frontmatter.js"
+import { markdownFileOf, resolveLink } from "../core/Links.js"
+import { frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
-import { resolveLink } from "../okf/links.js"
-import { sha256, type RuleBook } from "../okf/ruleBook.js"
+import { sha256, type RuleBook } from "../core/RuleBook.js"
 import { MANIFEST_PATH, readManifest, type SnapshotManifest } from "./manifest.js"
 
 const withoutFragment = (url: string): string => url.replace(/#.*$/s, "")
 
 /** A body link → the concept id of the snapshot page it points at, by relative path or by a crawled URL. */
 const linkedPage = (path: string, target: string, manifest: SnapshotManifest | undefined, urls: ReadonlyMap<string, string>): string | undefined => {
-  const resolved = resolveLink(path, target, () => false)
-  if (resolved.kind === "concept") return resolved.conceptId
+  const resolved = resolveLink(path, target)
+  const page = markdownFileOf(resolved)
+  if (page !== undefined) return page.slice(0, -3)
   if (resolved.kind === "external" && manifest !== undefined) {
-    const page = urls.get(withoutFragment(target))
-    if (page !== undefined) return page.slice(0, -3)
+    const crawled = urls.get(withoutFragment(target))
+    if (crawled !== undefined) return crawled.slice(0, -3)
   }
   return undefined
 }
@@ -50,18 +51,15 @@ export const projectPage = (book: RuleBook) => (item: ItemPlan, ctx: ValidateCon
     const page = manifest?.byPath.get(path)
     const diagnostics: Array<Diagnostic> = []
     if (manifest !== undefined && page === undefined) {
-      diagnostics.push(...book.diagnostic("unlisted-page", { path, message: "the manifest does not list this page; indexed without a source URL" }))
+      diagnostics.push(...book.report("unlisted-page", path, "the manifest does not list this page; indexed without a source URL"))
     }
     if (page?.contentHash !== undefined) {
       const expected = page.contentHash.replace(/^sha256[:-]/i, "").toLowerCase()
-      if (expected !== sha256(source)) diagnostics.push(...book.diagnostic("content-hash-mismatch", { path, message: "the page no longer matches the contentHash recorded when it was fetched" }))
+      if (expected !== sha256(source)) diagnostics.push(...book.report("content-hash-mismatch", path, "the page no longer matches the contentHash recorded when it was fetched"))
     }
 
-    const frontmatter = parseFrontmatter(source)
-    if (frontmatter.error !== undefined) {
-      diagnostics.push(...book.diagnostic("invalid-frontmatter", { path, message: `the frontmatter is not valid YAML: ${frontmatter.error.message}`, line: frontmatter.error.line }))
-    }
-    const scan = scanMarkdown(frontmatter.body, frontmatter.bodyLine - 1)
+    const { frontmatter, scan } = readMarkdown(source)
+    diagnostics.push(...frontmatterDiagnostics(path, frontmatter, book))
     const urls = urlsOf(manifest)
     const links = scan.links.map((link) => linkedPage(path, link.target, manifest, urls)).filter((id): id is string => id !== undefined && id !== item.conceptId)
     const fetchedAt = page?.fetchedAt ?? manifest?.fetchedAt

@@ -2,7 +2,7 @@ import { Either } from "effect"
 import type { ItemPlan, PlanResult } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { validateConceptId } from "../../../domain/Ref.js"
-import type { RuleBook } from "./ruleBook.js"
+import type { RuleBook } from "./RuleBook.js"
 
 /** An item a plan would like to make; `rank` breaks concept-id ties (lower wins). */
 export interface Candidate extends ItemPlan {

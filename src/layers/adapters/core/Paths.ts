@@ -1,7 +1,9 @@
+import type { ValidateContext } from "../../../domain/Adapter.js"
+
 /**
- * Bundle-relative POSIX path helpers for the skill-based adapters. Paths never
- * leave the bundle: resolving a target that climbs above the root gives
- * undefined, so such a target is treated as external rather than dangling.
+ * Bundle-relative POSIX path helpers. Paths never leave the bundle: folding a
+ * target that climbs above the root gives undefined, so callers treat it as
+ * outside rather than as a missing file.
  */
 
 export const dirnameOf = (path: string): string => {
@@ -11,7 +13,7 @@ export const dirnameOf = (path: string): string => {
 
 export const basenameOf = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
 
-/** Joins `target` onto `base` (a directory, "" = root) and folds `.`/`..`; undefined when it leaves the root. */
+/** Joins `target` onto `base` (a directory, "" = root) and folds `.`/`..`; undefined when it leaves the root or names the root itself. */
 export const resolveInside = (base: string, target: string): string | undefined => {
   const parts: Array<string> = base === "" ? [] : base.split("/")
   for (const segment of target.split("/")) {
@@ -28,6 +30,6 @@ export const isMarkdownPath = (path: string): boolean => /\.md$/i.test(path)
 
 export const withoutMarkdownExtension = (path: string): string => path.replace(/\.md$/i, "")
 
-/** `a/b/SKILL.md` → `a/b` (the skill's concept id); other markdown loses `.md`; other files keep their path. */
-export const linkIdOf = (path: string): string =>
-  /(^|\/)skill\.md$/i.test(path) ? dirnameOf(path) : isMarkdownPath(path) ? withoutMarkdownExtension(path) : path
+/** A file at `path`, or a directory: some file lies below it. */
+export const isOccupied = (ctx: Pick<ValidateContext, "files" | "exists">, path: string): boolean =>
+  ctx.exists(path) || ctx.files.some((f) => f.path.startsWith(`${path}/`))
