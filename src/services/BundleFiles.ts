@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { BundleInfo, FileMeta, ProbeContext, ValidateContext } from "../domain/Adapter.js"
+import type { BundleInfo, FileMeta, FileUnreadable, ProbeContext, ValidateContext } from "../domain/Adapter.js"
 import type { Diagnostic } from "../domain/Diagnostic.js"
 import type { WorkspaceUnavailable } from "../domain/Errors.js"
 import type { FileChange } from "../domain/FileChange.js"
@@ -32,6 +32,11 @@ export class BundleFiles extends Context.Tag("akm/BundleFiles")<BundleFiles, {
   /** A ValidateContext over the files on disk, with pending changes overlaid when given (R-AD-1). */
   readonly context: (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay?: ReadonlyArray<FileChange>) => ValidateContext
   readonly probeContext: (root: string) => ProbeContext
+  /**
+   * UTF-8 text of one bundle-relative file, read directly (akm show, R-SHOW-1):
+   * its real path must lie inside the real root (R-AD-4); size and encoding guards as for the walk.
+   */
+  readonly readText: (root: string, path: string) => Effect.Effect<string, FileUnreadable>
   /** sha256 over the bytes of the given files (in the given order) and their total size. */
   readonly hash: (root: string, paths: ReadonlyArray<string>) => Effect.Effect<ContentHash, WorkspaceUnavailable>
 }>() {}

@@ -6,6 +6,22 @@ export type EventSource = "user" | "agent" | "audit"
 
 export type FeedbackPolarity = "positive" | "negative"
 
+/** search = one returned hit set; show = an item was read; select = read soon after a search returned it. */
+export type UsageKind = "search" | "show" | "select"
+
+export interface UsageEvent {
+  readonly id: number
+  readonly at: string
+  readonly kind: UsageKind
+  /** The item (show, select); absent for a search. */
+  readonly ref?: string | undefined
+  /** The query (search). */
+  readonly query?: string | undefined
+  /** The refs a search returned, in rank order. */
+  readonly refs?: ReadonlyArray<string> | undefined
+  readonly source: EventSource
+}
+
 export interface FeedbackInput {
   readonly ref: string
   readonly polarity: FeedbackPolarity
@@ -26,9 +42,16 @@ export interface FeedbackRecord extends FeedbackInput {
  */
 export class UsageLog extends Context.Tag("akm/UsageLog")<UsageLog, {
   readonly recordSearch: (query: string, refs: ReadonlyArray<string>, source: EventSource) => Effect.Effect<void, StateStoreError>
-  readonly recordShow: (ref: string, source: EventSource) => Effect.Effect<void, StateStoreError>
+  /** Records a read of `ref`: `select` when a recent search by the same source returned it, else `show`. */
+  readonly recordShow: (ref: string, source: EventSource) => Effect.Effect<"show" | "select", StateStoreError>
   readonly recordFeedback: (input: FeedbackInput) => Effect.Effect<FeedbackRecord, StateStoreError>
+  /** Feedback rows, newest first. */
   readonly feedback: (options: { readonly ref?: string; readonly limit?: number }) => Effect.Effect<ReadonlyArray<FeedbackRecord>, StateStoreError>
+  /** Usage events, newest first. */
+  readonly events: (options: { readonly ref?: string; readonly kind?: UsageKind; readonly limit?: number }) => Effect.Effect<ReadonlyArray<UsageEvent>, StateStoreError>
   /** Utility per ref in [0, 1]; refs without user outcomes are absent. */
   readonly utilities: Effect.Effect<ReadonlyMap<string, number>, StateStoreError>
+  readonly utility: (ref: string) => Effect.Effect<number | undefined, StateStoreError>
+  /** Rekeys every usage, feedback and utility row of one bundle (R-REF-6). */
+  readonly renameBundle: (from: string, to: string) => Effect.Effect<void, StateStoreError>
 }>() {}

@@ -96,13 +96,20 @@ describe("openDatabase", () => {
       expect(recorded(file)).toEqual(["1_items", "9999_from_the_future"])
     }))
 
-  it.scoped("a missing directory or a file that is not a database fails as WorkspaceUnavailable naming the file", () =>
+  it.scoped("a missing directory is created (index.db may be opened before init)", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("db-missing-dir")
+      const file = path.join(dir, "no", "such", "dir", "test.db")
+      yield* openDatabase({ filename: file, migrations: baseMigrations })
+      expect(fs.existsSync(file)).toBe(true)
+    }))
+
+  it.scoped("a file that is not a database fails as WorkspaceUnavailable naming the file", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("db-unopenable")
-      const missing = path.join(dir, "no", "such", "dir", "test.db")
       const garbage = path.join(dir, "garbage.db")
       fs.writeFileSync(garbage, "this is not a database, just text long enough to have a header".repeat(20))
-      for (const file of [missing, garbage]) {
+      for (const file of [garbage]) {
         const error = yield* Effect.flip(openDatabase({ filename: file, migrations: baseMigrations }))
         expect(error).toMatchObject({ _tag: "WorkspaceUnavailable", path: file })
         expect(error.message).toContain(file)

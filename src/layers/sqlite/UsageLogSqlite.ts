@@ -1,0 +1,154 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Layer } from "effect"
+import { utilityOf, UTILITY_HISTORY, type OutcomeKind } from "../../domain/Utility.js"
+import type { StateStoreError } from "../../services/StateStore.js"
+import { UsageLog, type EventSource, type FeedbackRecord, type UsageEvent, type UsageKind } from "../../services/UsageLog.js"
+import { immediateTransaction } from "./Database.js"
+import { sqlFailure } from "./LazyDatabase.js"
+import { makeStateDb, StateDb } from "./StateDb.js"
+
+/** A read this soon after a search that returned the item counts as choosing it from the results. */
+export const SELECT_WINDOW_MS = 30 * 60 * 1000
+
+interface UsageRow {
+  readonly id: number
+  readonly at: string
+  readonly kind: UsageKind
+  readonly ref: string | null
+  readonly query: string | null
+  readonly refs: string | null
+  readonly source: EventSource
+}
+
+interface FeedbackRow {
+  readonly id: number
+  readonly at: string
+  readonly ref: string
+  readonly polarity: "positive" | "negative"
+  readonly reason: string | null
+  readonly tags: string | null
+  readonly source: EventSource
+}
+
+const toUsage = (row: UsageRow): UsageEvent => ({
+  id: row.id,
+  at: row.at,
+  kind: row.kind,
+  ...(row.ref === null ? {} : { ref: row.ref }),
+  ...(row.query === null ? {} : { query: row.query }),
+  ...(row.refs === null ? {} : { refs: JSON.parse(row.refs) as ReadonlyArray<string> }),
+  source: row.source
+})
+
+const toFeedback = (row: FeedbackRow): FeedbackRecord => ({
+  id: row.id,
+  at: row.at,
+  ref: row.ref,
+  polarity: row.polarity,
+  ...(row.reason === null ? {} : { reason: row.reason }),
+  ...(row.tags === null ? {} : { tags: JSON.parse(row.tags) as Record<string, string> }),
+  source: row.source
+})
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+/**
+ * Replays the ref's latest user outcomes (reads and feedback; agents and
+ * audits teach nothing) and stores the result. Runs inside the writer's
+ * transaction. At one instant reads replay before feedback, so a deliberate
+ * vote has the last word.
+ */
+const recomputeUtility = (sql: SqlClient.SqlClient, ref: string, at: string) =>
+  Effect.gen(function* () {
+    const rows = yield* sql<{ kind: OutcomeKind; at: string }>`
+      SELECT kind, at FROM (
+        SELECT kind, at, id, 0 AS origin FROM usage_events WHERE ref = ${ref} AND source = 'user' AND kind IN ('show', 'select')
+        UNION ALL
+        SELECT polarity AS kind, at, id, 1 AS origin FROM feedback WHERE ref = ${ref} AND source = 'user'
+      ) ORDER BY at DESC, origin DESC, id DESC LIMIT ${UTILITY_HISTORY}`
+    const value = utilityOf(rows.map((row) => ({ kind: row.kind, atMs: Date.parse(row.at) })).reverse())
+    if (value === undefined) return
+    yield* sql`INSERT INTO utility (ref, value, outcomes, updated_at) VALUES (${ref}, ${value}, ${rows.length}, ${at})
+      ON CONFLICT (ref) DO UPDATE SET value = excluded.value, outcomes = excluded.outcomes, updated_at = excluded.updated_at`
+  })
+
+/** UsageLog over the shared state.db connection (migration 0002_usage_feedback). */
+export const usageLogFrom = (stateDb: StateDb["Type"]) =>
+  Effect.sync(() => {
+    const db = stateDb.client
+    const fail = sqlFailure(stateDb.filename)
+    const write = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, StateStoreError> =>
+      Effect.flatMap(db, (sql) => immediateTransaction(sql, f(sql)).pipe(Effect.mapError(fail)))
+    const read = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, StateStoreError> =>
+      Effect.flatMap(db, (sql) => f(sql).pipe(Effect.mapError(fail)))
+
+    return UsageLog.of({
+      recordSearch: (query, refs, source) =>
+        Effect.flatMap(now, (at) =>
+          write((sql) => sql`INSERT INTO usage_events (at, kind, query, refs, source) VALUES (${at}, 'search', ${query}, ${JSON.stringify(refs)}, ${source})`)
+        ).pipe(Effect.asVoid),
+      recordShow: (ref, source) =>
+        Effect.gen(function* () {
+          const millis = yield* Clock.currentTimeMillis
+          const at = new Date(millis).toISOString()
+          const since = new Date(millis - SELECT_WINDOW_MS).toISOString()
+          return yield* write((sql) =>
+            Effect.gen(function* () {
+              const recent = yield* sql<{ n: number }>`
+                SELECT count(*) AS n FROM usage_events AS e, json_each(e.refs) AS r
+                WHERE e.kind = 'search' AND e.source = ${source} AND e.at >= ${since} AND r.value = ${ref}`
+              const kind = (recent[0]?.n ?? 0) > 0 ? "select" as const : "show" as const
+              yield* sql`INSERT INTO usage_events (at, kind, ref, source) VALUES (${at}, ${kind}, ${ref}, ${source})`
+              if (source === "user") yield* recomputeUtility(sql, ref, at)
+              return kind
+            }))
+        }),
+      recordFeedback: (input) =>
+        Effect.flatMap(now, (at) =>
+          write((sql) =>
+            Effect.gen(function* () {
+              const tags = input.tags === undefined || Object.keys(input.tags).length === 0 ? null : JSON.stringify(input.tags)
+              const rows = yield* sql<{ id: number }>`INSERT INTO feedback (at, ref, polarity, reason, tags, source)
+                VALUES (${at}, ${input.ref}, ${input.polarity}, ${input.reason ?? null}, ${tags}, ${input.source}) RETURNING id`
+              if (input.source === "user") yield* recomputeUtility(sql, input.ref, at)
+              return toFeedback({ id: rows[0]!.id, at, ref: input.ref, polarity: input.polarity, reason: input.reason ?? null, tags, source: input.source })
+            }))),
+      feedback: ({ ref, limit = 100 }) =>
+        read((sql) =>
+          (ref === undefined
+            ? sql<FeedbackRow>`SELECT * FROM feedback ORDER BY id DESC LIMIT ${limit}`
+            : sql<FeedbackRow>`SELECT * FROM feedback WHERE ref = ${ref} ORDER BY id DESC LIMIT ${limit}`
+          ).pipe(Effect.map((rows) => rows.map(toFeedback)))),
+      events: ({ ref, kind, limit = 100 }) =>
+        read((sql) =>
+          sql<UsageRow>`SELECT * FROM usage_events WHERE ${sql.and([
+            ...(ref === undefined ? [] : [sql`ref = ${ref}`]),
+            ...(kind === undefined ? [] : [sql`kind = ${kind}`])
+          ])} ORDER BY id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toUsage)))),
+      utilities: read((sql) =>
+        sql<{ ref: string; value: number }>`SELECT ref, value FROM utility ORDER BY ref`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.ref, row.value] as const))))),
+      utility: (ref) => read((sql) => sql<{ value: number }>`SELECT value FROM utility WHERE ref = ${ref}`.pipe(Effect.map((rows) => rows[0]?.value))),
+      renameBundle: (from, to) =>
+        write((sql) =>
+          Effect.gen(function* () {
+            // SQLite measures the name itself: substr counts characters, JS .length counts UTF-16 units.
+            const prefix = `${from}//`
+            const rekey = (column: string) => sql`${sql(column)} = ${to} || substr(${sql(column)}, length(${from}) + 1)`
+            const owned = (column: string) => sql`substr(${sql(column)}, 1, length(${prefix})) = ${prefix}`
+            yield* sql`UPDATE usage_events SET ${rekey("ref")} WHERE ${owned("ref")}`
+            yield* sql`UPDATE feedback SET ${rekey("ref")} WHERE ${owned("ref")}`
+            yield* sql`UPDATE utility SET ${rekey("ref")} WHERE ${owned("ref")}`
+            yield* sql`UPDATE usage_events SET refs = (
+                SELECT json_group_array(CASE WHEN substr(r.value, 1, length(${prefix})) = ${prefix} THEN ${to} || substr(r.value, length(${from}) + 1) ELSE r.value END)
+                FROM (SELECT value FROM json_each(usage_events.refs) ORDER BY key) AS r)
+              WHERE kind = 'search' AND EXISTS (SELECT 1 FROM json_each(usage_events.refs) AS r WHERE substr(r.value, 1, length(${prefix})) = ${prefix})`
+          }))
+    })
+  })
+
+/** A UsageLog with its own state.db connection (tests, tools). */
+export const makeUsageLog = (filename: string) => Effect.flatMap(makeStateDb(filename), usageLogFrom)
+
+/** Needs StateDb (StateDbLive in AkmLive, StateDbMemory in AkmTest). */
+export const UsageLogSqlite = Layer.effect(UsageLog, Effect.flatMap(StateDb, usageLogFrom))

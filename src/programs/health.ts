@@ -1,0 +1,137 @@
+import { FileSystem } from "@effect/platform/FileSystem"
+import { Clock, Effect, Option } from "effect"
+import { intervalMillis } from "../domain/Config.js"
+import { IndexStore, type DiagnosticCounts } from "../services/IndexStore.js"
+import { ProposalStore } from "../services/ProposalStore.js"
+import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+
+/** One thing that needs a person: health exits 4 while any is listed. */
+export interface Attention {
+  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics"
+  readonly bundle?: string | undefined
+  readonly message: string
+  readonly hint: string
+}
+
+export interface BundleHealth {
+  readonly bundle: string
+  readonly adapter: string | null
+  readonly items: number
+  /** When the bundle was last indexed; null = never. */
+  readonly indexedAt: string | null
+  /** Why the bundle's rows are from an earlier run (root missing, scan failed); null when current. */
+  readonly stale: string | null
+  readonly refresh: {
+    readonly interval: string | null
+    /** When the bundle was last installed or updated (akm.lock). */
+    readonly updatedAt: string | null
+    readonly overdue: boolean
+  }
+  /** Findings of the scan behind the bundle's rows, by severity; null when it was never indexed. */
+  readonly diagnostics: DiagnosticCounts | null
+}
+
+export interface DatabaseHealth {
+  readonly name: "state.db" | "index.db" | "logs.db"
+  readonly path: string
+  /** The file plus its write-ahead log; null when the file does not exist. */
+  readonly bytes: number | null
+}
+
+export interface HealthResult {
+  readonly ok: boolean
+  readonly attention: ReadonlyArray<Attention>
+  readonly bundles: ReadonlyArray<BundleHealth>
+  readonly index: { readonly lastIndexed: string | null }
+  readonly databases: ReadonlyArray<DatabaseHealth>
+  readonly proposals: { readonly pending: number }
+}
+
+/** Counting stops here: past it the number only says "many". */
+const PENDING_COUNT_LIMIT = 10_000
+
+/** Proposals waiting for review (spec 05); reported, not an attention item: reviewing them is the normal workflow. */
+export const pendingProposals = Effect.map(
+  Effect.flatMap(ProposalStore, (proposals) => proposals.list({ status: "pending", limit: PENDING_COUNT_LIMIT })),
+  (pending) => pending.length
+)
+
+/**
+ * `akm health` (spec 04 §7): per bundle items, last index time, stale rows,
+ * diagnostics by severity (as the last index run recorded them), overdue
+ * refreshes; database sizes; pending proposals. Reads config, lock and
+ * index.db only, never a bundle.
+ */
+export const health = Effect.fn("health")(function* () {
+  const workspace = yield* WorkspaceConfig
+  const fs = yield* FileSystem
+  const config = yield* workspace.read
+  const lock = yield* workspace.readLock
+  const now = yield* Clock.currentTimeMillis
+  const { paths } = workspace
+
+  const size = (file: string) => fs.stat(file).pipe(Effect.map((stat) => Number(stat.size)), Effect.option, Effect.map(Option.getOrNull))
+  const database = (name: DatabaseHealth["name"], file: string) =>
+    Effect.gen(function* () {
+      const main = yield* size(file)
+      const wal = yield* size(`${file}-wal`)
+      return { name, path: file, bytes: main === null ? null : main + (wal ?? 0) } satisfies DatabaseHealth
+    })
+  const databases = [yield* database("state.db", paths.stateDb), yield* database("index.db", paths.indexDb), yield* database("logs.db", paths.logsDb)]
+
+  const attention: Array<Attention> = []
+  const configured = Object.keys(config.bundles)
+  const index = yield* IndexStore
+  const states = yield* index.bundles
+  const lastIndexed = yield* index.lastIndexed
+  const indexEmpty = configured.length > 0 && !states.some((state) => state.indexedAt !== undefined)
+  if (indexEmpty) attention.push({ code: "index-missing", message: "the index is empty: no bundle has been indexed (or index.db was deleted)", hint: "run `akm index`" })
+
+  const byName = new Map(states.map((state) => [state.bundle, state] as const))
+  const bundles: Array<BundleHealth> = []
+  for (const name of configured) {
+    const bundle = config.bundles[name]!
+    const locked = lock.bundles[name]
+    const state = byName.get(name)
+    const interval = bundle.refresh ?? null
+    const updatedAt = locked?.updatedAt ?? null
+    const overdue = interval !== null && updatedAt !== null && now - Date.parse(updatedAt) > intervalMillis(interval)
+    if (locked === undefined && bundle.source.kind !== "filesystem") {
+      attention.push({ code: "not-installed", bundle: name, message: `bundle '${name}' is configured but not installed`, hint: `run \`akm bundle remove ${name}\` and add it again` })
+    } else if (!indexEmpty && state?.indexedAt === undefined) {
+      attention.push({ code: "not-indexed", bundle: name, message: `bundle '${name}' has not been indexed`, hint: `run \`akm index --bundle ${name}\`` })
+    }
+    if (state?.staleReason !== undefined) {
+      attention.push({ code: "stale", bundle: name, message: `bundle '${name}' is stale: ${state.staleReason}`, hint: `fix the cause, then run \`akm index --bundle ${name}\`` })
+    }
+    const errors = state?.diagnostics?.error ?? 0
+    if (errors > 0) {
+      attention.push({ code: "diagnostics", bundle: name, message: `bundle '${name}' has ${errors} error${errors === 1 ? "" : "s"} (items that could not be indexed, or broken native rules)`, hint: `run \`akm lint --bundle ${name}\`` })
+    }
+    if (overdue) {
+      attention.push({ code: "refresh-overdue", bundle: name, message: `bundle '${name}' was last updated ${updatedAt}, more than ${interval} ago`, hint: `run \`akm bundle update ${name}\`` })
+    }
+    bundles.push({
+      bundle: name,
+      adapter: state?.adapter?.id ?? locked?.adapter.id ?? bundle.adapter ?? null,
+      items: state?.items ?? 0,
+      indexedAt: state?.indexedAt ?? null,
+      stale: state?.staleReason ?? null,
+      refresh: { interval, updatedAt, overdue },
+      diagnostics: state?.diagnostics ?? null
+    })
+  }
+  for (const state of states) {
+    if (config.bundles[state.bundle] !== undefined) continue
+    attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${state.items} items of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
+  }
+
+  return {
+    ok: attention.length === 0,
+    attention,
+    bundles,
+    index: { lastIndexed: lastIndexed ?? null },
+    databases,
+    proposals: { pending: yield* pendingProposals }
+  } satisfies HealthResult
+})
