@@ -1,10 +1,11 @@
 // `npm run bench` (spec 10 §1): runs the benchmark sections, prints a table
 // and writes the results as JSON.
 //
-//   node bench/run.mjs [--runs N] [--quick] [--json] [--out FILE]
+//   node bench/run.mjs [--runs N] [--quick] [--large] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --quick     5 runs: a smoke check that the benchmark works, not a measurement
+//   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
+//   --large     also index a 50,000-item corpus
 //   --json      print the results JSON on stdout instead of the table
 //   --out FILE  where to write the results (default bench/results.json, gitignored)
 //
@@ -28,21 +29,38 @@
 //                    "target"? (spec 10 §2 bound on ratio), "proxyFor"? }]
 //   }
 //
-// The other sections of spec 10 §1 (corpus, index, search, quality, memory)
-// join as keys of "sections" with the issues that build what they measure;
-// timings stay in ms with a same-run reference wherever a ratio is the target.
-import { readFileSync, writeFileSync } from "node:fs"
+//   "corpus": { "templates", "sizes": [{ "size", "files", "generateMs" }] }
+//   "index":  { "runs": [{ "size", "items", "files",
+//                          "full": { "ms", "itemsPerSecond", "peakRssMb", "scanMs" (the adapters' share) },
+//                          "noop": { "ms" }, "changed": { "files", "ms", "updated" } }], "targets" }
+//   "search": { "items", "inProcess": { "queries", "p50Ms", "p95Ms" }, "inProcessTracked" (with the usage event),
+//               "cli": { "rounds", "referenceMedianMs", "searchMedianMs", "ratio" }, "targets" }
+//   "quality": { "curateGoldenSearch", "curateGoldenCurate" ({ ndcg, recall, mrr, noLeapfrog, composite }),
+//                "rankingBaseline": { "passed", "total", "failures" }, "naturalLanguage": { "ndcg", "recall", "decoyAbove", … } }
+//   "memory": { "items", "peakRssMb", "targetMb" } (the largest build ≤ 20,000 items)
+//
+// The corpus, index, search and quality sections run in-process through
+// bench/driver.ts (bundled by bench/sections/driver.mjs); timings stay in ms
+// with a same-run reference wherever a ratio is the target.
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
+import { cleanupDriver } from "./sections/driver.mjs"
+import { indexRows, indexSection } from "./sections/index.mjs"
+import { qualityRows, qualitySection } from "./sections/quality.mjs"
+import { searchRows, searchSection } from "./sections/search.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--json] [--out FILE]"
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--json] [--out FILE]"
 
 const parseFlags = (argv) => {
-  const flags = { runs: 20, json: false, out: fileURLToPath(new URL("results.json", import.meta.url)) }
+  const flags = { runs: 20, json: false, quick: false, large: false, out: fileURLToPath(new URL("results.json", import.meta.url)) }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
-    if (arg === "--quick") flags.runs = 5
+    if (arg === "--quick") {
+      flags.runs = 5
+      flags.quick = true
+    } else if (arg === "--large") flags.large = true
     else if (arg === "--json") flags.json = true
     else if (arg === "--runs" || arg === "--out") {
       const value = argv[++i]
@@ -95,6 +113,26 @@ const results = {
     startup: startupSection({ runs: flags.runs, onProgress: progress })
   }
 }
+{
+  const sizes = flags.quick ? [200] : [1000, 5000, 20000, ...(flags.large ? [50000] : [])]
+  const keepSize = flags.quick ? 200 : 5000
+  try {
+    const { section, keptRoot } = await indexSection({ sizes, keepSize, onProgress: progress })
+    results.sections.corpus = { templates: section.runs[0]?.corpus.templates, sizes: section.runs.map((r) => ({ size: r.size, files: r.corpus.files, generateMs: r.corpus.generateMs })) }
+    results.sections.index = section
+    const memory = [...section.runs].filter((r) => r.size <= 20000).pop()
+    results.sections.memory = { items: memory.items, peakRssMb: memory.full.peakRssMb, targetMb: 300 }
+    try {
+      const kept = section.runs.find((r) => r.size === keepSize)
+      results.sections.search = await searchSection({ root: keptRoot, items: kept.items, queries: flags.quick ? 50 : 300, cliRounds: flags.quick ? 5 : 20, onProgress: progress })
+    } finally {
+      rmSync(keptRoot, { recursive: true, force: true })
+    }
+    results.sections.quality = await qualitySection({ onProgress: progress })
+  } finally {
+    cleanupDriver()
+  }
+}
 progress("")
 
 writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
@@ -107,6 +145,16 @@ if (flags.json) {
       `start-up — ${startup.runs} runs, wall time; ratio = median / median of \`node -e 0\` in the same run`,
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
       table(startupRows(startup)),
+      "",
+      `index — in-process, fresh index.db; scan = the adapters' share of the full build; targets at 5,000 items (RSS at 20,000)`,
+      table(results.sections.index.runs.length === 0 ? [["-"]] : indexRows(results.sections.index)),
+      "",
+      `search — ${results.sections.search.items} items`,
+      table(searchRows(results.sections.search)),
+      "",
+      "quality",
+      table(qualityRows(results.sections.quality)),
+      "",
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -19,7 +19,15 @@ const steps = [
   { say: "Where everything lives", args: ["info"] },
   { say: "The configured bundles (* marks the default bundle)", args: ["bundle", "list"] },
   { say: "One bundle in detail", args: ["bundle", "show", "notes"] },
-  { say: "The desired configuration akm wrote", args: ["config", "list"] }
+  { say: "The desired configuration akm wrote", args: ["config", "list"] },
+  { say: "A working bundle of your own (in the temporary workspace, so the example notes stay untouched)", args: ["bundle", "create", "mine"] },
+  { say: "Remember something: akm writes a memory file through a proposal it accepts at once", args: ["remember", "Deploys freeze on Fridays after 3pm.", "--bundle", "mine", "--tag", "deploy"] },
+  { say: "Every write is a proposal you can review and revert", args: ["proposal", "list"] },
+  { say: "Bring the index up to date: unchanged bundles are only stat'ed, changed ones re-read", args: ["index"] },
+  { say: "Search every bundle: a question in your own words, best match first", args: ["search", "what to do when the disk is full"] },
+  { say: "Words match their other forms (retried → retry) and filters narrow the list", args: ["search", "retried requests", "--type", "Guide", "--limit", "3"] },
+  { say: "Browse a folder instead of ranking: everything under ops/, in ref order", args: ["search", "notes//ops/"] },
+  { say: "One item at outline level: its card, headings with their #slugs, links, and what to run next", args: ["show", "notes//engineering/http-caching", "--level", "outline"] }
 ]
 
 const repo = fileURLToPath(new URL("..", import.meta.url))

@@ -12,7 +12,7 @@ import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Effect, Layer } from "effect"
-import { IndexStoreMemory, makeAkmLive, programs } from "../../src/index.js"
+import { IndexStoreMiniSearch, makeAkmLive, programs } from "../../src/index.js"
 
 /** Where the example's workspace lives; every directory is under `root`. */
 export interface EmbedPaths {
@@ -47,7 +47,7 @@ const program = (paths: EmbedPaths) =>
  * now never comes.
  */
 export const embeddedLayer = (paths: EmbedPaths) =>
-  Layer.merge(makeAkmLive({ configDir: paths.configDir, dataDir: paths.dataDir, cacheDir: paths.cacheDir, quiet: true }), IndexStoreMemory)
+  Layer.merge(makeAkmLive({ configDir: paths.configDir, dataDir: paths.dataDir, cacheDir: paths.cacheDir, quiet: true }), IndexStoreMiniSearch)
 
 /** Runs the example in `root` (default: a new temp dir) and returns what the programs returned. */
 export const main = async (root: string = mkdtempSync(join(tmpdir(), "akm-embed-"))) => {

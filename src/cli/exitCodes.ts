@@ -37,6 +37,9 @@ const table: Record<string, { readonly exit: number; readonly code: string }> = 
   Conflict: { exit: ExitCode.failure, code: "conflict" },
   MaterializeFailed: { exit: ExitCode.failure, code: "materialize_failed" },
   TransactionRefused: { exit: ExitCode.failure, code: "transaction_refused" },
+  StaleBeforeHash: { exit: ExitCode.failure, code: "stale_before_hash" },
+  ValidationFailed: { exit: ExitCode.failure, code: "validation_failed" },
+  ItemUnreadable: { exit: ExitCode.failure, code: "unreadable" },
   ConfigInvalid: { exit: ExitCode.config, code: "config" },
   DatabaseTooNew: { exit: ExitCode.config, code: "database_too_new" },
   WorkspaceUnavailable: { exit: ExitCode.config, code: "workspace_unavailable" }

@@ -3,9 +3,19 @@ import * as Command from "@effect/cli/Command"
 import { Effect } from "effect"
 import { bundleCommand } from "./bundle.js"
 import { configCommand } from "./config.js"
+import { createCommand } from "./create.js"
+import { curateCommand } from "./curate.js"
+import { feedbackCommand } from "./feedback.js"
+import { healthCommand } from "./health.js"
+import { importCommand } from "./import.js"
+import { indexCommand } from "./index.js"
 import { infoCommand } from "./info.js"
 import { initCommand } from "./init.js"
 import { lintCommand } from "./lint.js"
+import { proposalCommand } from "./proposal.js"
+import { rememberCommand } from "./remember.js"
+import { searchCommand } from "./search.js"
+import { showCommand } from "./show.js"
 
 // The completions command describes the tree it belongs to; the reference is filled in below.
 const tree: { current?: Command.Command<"akm", never, unknown, unknown> } = {}
@@ -27,7 +37,7 @@ const completionsCommand = Command.make(
 /** The command tree: every command of this release. */
 export const akmCommand = Command.make("akm").pipe(
   Command.withDescription("akm — a local-first agent knowledge workspace. Start with: akm init, then akm bundle add <folder>."),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, completionsCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, proposalCommand, completionsCommand])
 )
 
 tree.current = akmCommand as unknown as Command.Command<"akm", never, unknown, unknown>

@@ -45,17 +45,3 @@ export interface PersistSummary {
   readonly removed: number
   readonly unchanged: number
 }
-
-export interface SearchQuery {
-  readonly text: string
-  readonly limit: number
-  readonly bundles?: ReadonlyArray<string> | undefined
-}
-
-export interface SearchHit {
-  readonly ref: string
-  readonly name: string
-  readonly description?: string | undefined
-  readonly type?: string | undefined
-  readonly score: number
-}

@@ -5,10 +5,11 @@ import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
 import { MaterializerLive } from "./fs/MaterializerFilesystem.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
-import { TransactionDirect } from "./fs/TransactionDirect.js"
+import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
+import { ProposalStoreSqlite } from "./sqlite/ProposalStoreSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
 import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
@@ -24,7 +25,7 @@ export interface AkmLiveOptions extends PathOverrides {
  * Layer.provide / Layer.merge.
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
-  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, AdaptersBuiltIn, TransactionDirect, ProgressStderr(options.quiet ?? false)).pipe(
+  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, AdaptersBuiltIn, TransactionEngineLive.pipe(Layer.provide(AdaptersBuiltIn)), ProgressStderr(options.quiet ?? false)).pipe(
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(StateDbLive),
     Layer.provideMerge(WorkspaceConfigLive(options)),

@@ -1,9 +1,121 @@
 import { Context, type Effect } from "effect"
 import type { DatabaseTooNew, WorkspaceUnavailable } from "../domain/Errors.js"
-import type { IndexDocument, PersistSummary, SearchHit, SearchQuery } from "../domain/IndexDocument.js"
+import type { IndexDocument, PersistSummary } from "../domain/IndexDocument.js"
+import type { QueryGroup } from "../domain/Query.js"
+import type { ItemFilters } from "../domain/Search.js"
 import type { DatabaseStatus } from "./StateStore.js"
 
 export type IndexStoreError = WorkspaceUnavailable | DatabaseTooNew
+
+export interface DiagnosticCounts {
+  readonly error: number
+  readonly warning: number
+  readonly info: number
+}
+
+/** One scanned file as the manifest remembers it (R-IDX-2). */
+export interface ManifestFile {
+  readonly path: string
+  readonly size: number
+  readonly mtimeMs: number
+  /** sha256 of the bytes when the file is an item on its own; multi-file items hash as a whole (IndexDocument.hash). */
+  readonly hash?: string | undefined
+}
+
+/** What the last index run of one bundle saw: the basis of incremental reindexing. */
+export interface BundleManifest {
+  readonly bundle: string
+  readonly adapter: { readonly id: string; readonly version: string }
+  readonly indexedAt: string
+  readonly files: ReadonlyArray<ManifestFile>
+  /** Whether the bundle was writable when indexed: search hits say `editable` without reading the config. */
+  readonly writable?: boolean | undefined
+  /** Findings of the scan that produced the rows, by severity (for `akm health`). */
+  readonly diagnostics?: DiagnosticCounts | undefined
+  /** Set when the last run could not read the bundle: its rows are from an earlier run (R-IDX-3). */
+  readonly staleReason?: string | undefined
+}
+
+/** An item as search sees it: the first-class query-time columns, never parsed out of JSON. */
+export interface IndexedItem {
+  readonly ref: string
+  readonly bundle: string
+  readonly conceptId: string
+  readonly adapter: string
+  readonly type?: string | undefined
+  readonly name: string
+  readonly description?: string | undefined
+  readonly tags: ReadonlyArray<string>
+  readonly aliases: ReadonlyArray<string>
+  readonly hints: ReadonlyArray<string>
+  readonly quality?: string | undefined
+  readonly beliefState?: string | undefined
+  /** Fully qualified. */
+  readonly supersededBy?: string | undefined
+  readonly status?: string | undefined
+  readonly staleAfter?: string | undefined
+  readonly pinned: boolean
+  /** The bundle was writable when indexed. */
+  readonly editable: boolean
+  readonly path: string
+  readonly hash: string
+  readonly bytes: number
+  /** The exact token count cached for `hash`, when one is. */
+  readonly tokens?: number | undefined
+  /** The ref's utility copied from state.db and when it was copied. */
+  readonly utility?: { readonly value: number; readonly at: string } | undefined
+}
+
+/**
+ * How candidates are matched: words (OR over the groups; `prefix` turns tokens
+ * of 3+ characters into `tok*`), or substrings through the trigram table
+ * (segments shorter than 3 characters use LIKE).
+ */
+export type CandidateMatch =
+  | { readonly _tag: "Words"; readonly groups: ReadonlyArray<QueryGroup>; readonly prefix: boolean }
+  | { readonly _tag: "Substring"; readonly segments: ReadonlyArray<string> }
+
+export interface CandidateQuery {
+  readonly match: CandidateMatch
+  readonly filters: ItemFilters
+  /** The best `limit` by lexical score are returned. */
+  readonly limit: number
+}
+
+export interface Candidate {
+  readonly item: IndexedItem
+  /** Lexical relevance, higher is better (bm25 with the field weights, sign flipped). */
+  readonly lexical: number
+  /** Per query group (Words) or segment (Substring): whether the item contains it. */
+  readonly matched: ReadonlyArray<boolean>
+}
+
+export interface CandidateSet {
+  readonly candidates: ReadonlyArray<Candidate>
+  /** Every item that matched and passed the filters. */
+  readonly total: number
+  readonly documentCount: number
+  /** Per group or segment: in how many items it occurs (for IDF weights). */
+  readonly documentFrequency: ReadonlyArray<number>
+}
+
+export interface BrowseQuery {
+  readonly bundle?: string | undefined
+  /** Concept-id prefix; "" for everything. */
+  readonly prefix: string
+  readonly filters: ItemFilters
+  readonly limit: number
+}
+
+export interface BundleIndexState {
+  readonly bundle: string
+  readonly items: number
+  readonly adapter?: { readonly id: string; readonly version: string } | undefined
+  readonly indexedAt?: string | undefined
+  readonly writable?: boolean | undefined
+  readonly diagnostics?: DiagnosticCounts | undefined
+  readonly staleReason?: string | undefined
+}
 
 /**
  * The one local index (index.db, disposable): written at index time, read at
@@ -12,14 +124,46 @@ export type IndexStoreError = WorkspaceUnavailable | DatabaseTooNew
  */
 export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
   readonly init: Effect.Effect<DatabaseStatus, IndexStoreError>
-  /** Replaces a bundle's documents by diff: upsert by ref keeping row ids, delete vanished refs, one transaction (R-IDX-3). */
-  readonly persist: (bundle: string, docs: ReadonlyArray<IndexDocument>) => Effect.Effect<PersistSummary, IndexStoreError>
+  /**
+   * Replaces a bundle's documents by diff in one write transaction (R-IDX-3):
+   * upsert by ref keeping row ids, delete only vanished refs (with their
+   * full-text and link rows), and record the manifest, clearing any stale mark.
+   */
+  readonly persist: (bundle: string, docs: ReadonlyArray<IndexDocument>, manifest?: Omit<BundleManifest, "bundle" | "staleReason">) => Effect.Effect<PersistSummary, IndexStoreError>
+  /** What `persist` would do, without writing (`akm index --dry-run`). */
+  readonly diff: (bundle: string, docs: ReadonlyArray<IndexDocument>) => Effect.Effect<PersistSummary, IndexStoreError>
+  readonly manifest: (bundle: string) => Effect.Effect<BundleManifest | undefined, IndexStoreError>
+  /** Keeps a bundle's rows but marks them stale: its root is missing or its scan failed. */
+  readonly markStale: (bundle: string, reason: string) => Effect.Effect<void, IndexStoreError>
+  /** Every bundle with rows or a manifest, by name. */
+  readonly bundles: Effect.Effect<ReadonlyArray<BundleIndexState>, IndexStoreError>
+  /** When a complete index run last finished; undefined for a new (or deleted) index.db (R-WS-2). */
+  readonly lastIndexed: Effect.Effect<string | undefined, IndexStoreError>
+  readonly recordIndexRun: (at: string) => Effect.Effect<void, IndexStoreError>
   readonly resolve: (ref: string) => Effect.Effect<IndexDocument | undefined, IndexStoreError>
   /** Whether a concept exists (short-ref resolution, R-REF-3). */
   readonly has: (bundle: string, conceptId: string) => Effect.Effect<boolean, IndexStoreError>
-  readonly search: (query: SearchQuery) => Effect.Effect<ReadonlyArray<SearchHit>, IndexStoreError>
+  /** Lexical candidates for ranking, best first, filters applied after the match (spec 04 §3). */
+  readonly candidates: (query: CandidateQuery) => Effect.Effect<CandidateSet, IndexStoreError>
+  /** The items with these refs that pass the filters, in the order given (unknown refs are skipped). */
+  readonly items: (refs: ReadonlyArray<string>, filters: ItemFilters) => Effect.Effect<ReadonlyArray<IndexedItem>, IndexStoreError>
+  /** Items under a concept-id prefix, sorted by ref. */
+  readonly browse: (query: BrowseQuery) => Effect.Effect<{ readonly items: ReadonlyArray<IndexedItem>; readonly total: number }, IndexStoreError>
   /** Item counts per bundle. */
   readonly counts: Effect.Effect<Readonly<Record<string, number>>, IndexStoreError>
   readonly removeBundle: (bundle: string) => Effect.Effect<number, IndexStoreError>
   readonly renameBundle: (from: string, to: string) => Effect.Effect<void, IndexStoreError>
+  /** Exact token counts keyed by content hash (IndexDocument.hash), filled lazily by show/curate. */
+  readonly cachedTokens: (hash: string) => Effect.Effect<number | undefined, IndexStoreError>
+  readonly storeTokens: (hash: string, tokens: number) => Effect.Effect<void, IndexStoreError>
+  /**
+   * Ranking features copied from state.db, keyed by ref (R-FB-1): `replace`
+   * swaps the whole table (index runs), `update` one ref (feedback). `at` is
+   * when the value was learned; a ref whose value did not change keeps its
+   * earlier `at`, so time decay counts from the last change.
+   */
+  readonly replaceUtilities: (utilities: ReadonlyMap<string, number>, at: string) => Effect.Effect<void, IndexStoreError>
+  readonly updateUtility: (ref: string, utility: number, at: string) => Effect.Effect<void, IndexStoreError>
+  /** Runs `effect` as the only index writer in the workspace (R-IDX-6); readers are not blocked. */
+  readonly withWriteLease: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | IndexStoreError, R>
 }>() {}

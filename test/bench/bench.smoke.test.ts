@@ -24,6 +24,11 @@ interface Results {
       readonly reference: Timing & { readonly name: string }
       readonly commands: ReadonlyArray<Timing & { readonly name: string; readonly ratio: number; readonly p95Ratio: number; readonly target?: number }>
     }
+    readonly corpus: { readonly templates: number; readonly sizes: ReadonlyArray<{ readonly size: number; readonly files: number }> }
+    readonly index: { readonly runs: ReadonlyArray<{ readonly items: number; readonly full: { readonly ms: number; readonly peakRssMb: number }; readonly noop: { readonly ms: number; readonly status: ReadonlyArray<string> }; readonly changed: { readonly files: number; readonly updated: number } }> }
+    readonly search: { readonly inProcess: { readonly queries: number; readonly p50Ms: number; readonly p95Ms: number }; readonly cli: { readonly ratio: number } }
+    readonly quality: { readonly naturalLanguage?: { readonly queries: number; readonly ndcg: number }; readonly rankingBaseline?: { readonly passed: number; readonly total: number } }
+    readonly memory: { readonly peakRssMb: number }
   }
 }
 
@@ -38,6 +43,7 @@ describe("npm run bench", () => {
     const file = join(out, "results.json")
     const run = await promisify(execFile)(process.execPath, ["bench/run.mjs", "--quick", "--out", file], { cwd: repoRoot, encoding: "utf8", timeout: 170_000 })
     expect(run.stdout).toContain("akm bundle list")
+    expect(run.stdout).toContain("in-process p50")
 
     const results = JSON.parse(readFileSync(file, "utf8")) as Results
     expect(results.schemaVersion).toBe(1)
@@ -52,5 +58,20 @@ describe("npm run bench", () => {
       expect(Number.isFinite(command.p95Ratio) && command.p95Ratio > 0, command.name).toBe(true)
     }
     expect(startup.commands.find((c) => c.name === "akm --version")?.target).toBe(1.8)
+
+    // The corpus, index, search, quality and memory sections on the 200-item quick corpus (no timing assertions).
+    const { corpus, index, search, quality, memory } = results.sections
+    expect(corpus.templates).toBeGreaterThan(0)
+    expect(corpus.sizes).toMatchObject([{ size: 200, files: 200 }])
+    const [build] = index.runs
+    expect(build!.items).toBeGreaterThan(100)
+    expect(build!.full.ms).toBeGreaterThan(0)
+    expect(build!.noop.status).toEqual(["unchanged"])
+    expect(build!.changed.files).toBe(2)
+    expect(build!.changed.updated).toBeGreaterThan(0)
+    expect(search.inProcess.queries).toBe(50)
+    expect(Number.isFinite(search.inProcess.p50Ms) && Number.isFinite(search.cli.ratio)).toBe(true)
+    expect(quality.naturalLanguage?.queries).toBeGreaterThan(40)
+    expect(memory.peakRssMb).toBeGreaterThan(0)
   }, 180_000)
 })

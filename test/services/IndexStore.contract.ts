@@ -1,7 +1,9 @@
 import { expect, layer as layer_ } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Deferred, Effect, Fiber, type Layer } from "effect"
 import type { IndexDocument } from "../../src/domain/IndexDocument.js"
-import { IndexStore } from "../../src/services/IndexStore.js"
+import { parseQuery } from "../../src/domain/Query.js"
+import type { ItemFilters } from "../../src/domain/Search.js"
+import { IndexStore, type CandidateSet } from "../../src/services/IndexStore.js"
 
 /**
  * R-ARCH-5: every IndexStore layer passes this suite. The layer is shared by
@@ -47,7 +49,24 @@ const richDoc = (bundle: string): IndexDocument =>
     extra: { source: "test", nested: [1, 2] }
   })
 
-const ftsSyntax = ["c++", "what's", "\"quoted", "AND OR NOT", "*", "NEAR(a b)", "name:caching", "-minus", "a AND", "(", "^start"]
+const ftsSyntax = ["c++", "what's", "\"quoted", "AND OR NOT", "*", "NEAR(a b)", "name:caching", "-minus", "a AND", "(", "^start", "\"a\" \"", "{name}: x"]
+
+const allBelief: ItemFilters = { belief: "all", includeProposed: true }
+const current = (bundles: ReadonlyArray<string>): ItemFilters => ({ belief: "current", includeProposed: false, bundles })
+
+/** Candidates for a typed query (as the search program parses it), within some bundles. */
+const findIn = (bundles: ReadonlyArray<string>, text: string, options: { readonly prefix?: boolean; readonly limit?: number; readonly filters?: Partial<ItemFilters> } = {}) =>
+  Effect.gen(function* () {
+    const store = yield* IndexStore
+    const parsed = parseQuery(text)
+    const match =
+      parsed._tag === "Substring"
+        ? { _tag: "Substring" as const, segments: parsed.segments }
+        : { _tag: "Words" as const, groups: parsed._tag === "Words" ? parsed.groups : [], prefix: options.prefix ?? false }
+    return yield* store.candidates({ match, filters: { ...current(bundles), ...options.filters }, limit: options.limit ?? 50 })
+  })
+
+const refs = (set: CandidateSet): ReadonlyArray<string> => set.candidates.map((c) => c.item.ref)
 
 export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, unknown>) =>
   layer_(layer)(`IndexStore contract: ${name}`, (it) => {
@@ -66,12 +85,11 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         const first = yield* store.persist(bundle, [indexDoc(bundle, "a"), indexDoc(bundle, "b"), indexDoc(bundle, "c")])
         expect(first).toEqual({ bundle, added: 3, updated: 0, removed: 0, unchanged: 0 })
 
-        const second = yield* store.persist(bundle, [
-          indexDoc(bundle, "a"),
-          indexDoc(bundle, "b", { hash: "sha256-b2", content: "changed" }),
-          indexDoc(bundle, "d")
-        ])
-        expect(second).toEqual({ bundle, added: 1, updated: 1, removed: 1, unchanged: 1 })
+        const next = [indexDoc(bundle, "a"), indexDoc(bundle, "b", { hash: "sha256-b2", content: "changed" }), indexDoc(bundle, "d")]
+        expect(yield* store.diff(bundle, next)).toEqual({ bundle, added: 1, updated: 1, removed: 1, unchanged: 1 })
+        // diff wrote nothing
+        expect(yield* store.has(bundle, "c")).toBe(true)
+        expect(yield* store.persist(bundle, next)).toEqual({ bundle, added: 1, updated: 1, removed: 1, unchanged: 1 })
         expect(yield* store.resolve(`${bundle}//c`)).toBeUndefined()
         expect((yield* store.resolve(`${bundle}//b`))?.content).toBe("changed")
         expect(yield* store.has(bundle, "d")).toBe(true)
@@ -104,6 +122,13 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         const counts = yield* store.counts
         expect(counts[other]).toBe(2)
         expect(counts[mine]).toBeUndefined()
+      }))
+
+    it.effect("a document of another bundle is a programming error", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const exit = yield* Effect.exit(store.persist(freshBundle("mine"), [indexDoc("someone-else", "a")]))
+        expect(exit._tag).toBe("Failure")
       }))
 
     it.effect("resolve returns the document as persisted, and undefined for an unknown ref", () =>
@@ -140,33 +165,74 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect(counts[two]).toBe(3)
       }))
 
-    it.effect("removeBundle deletes one bundle's documents, returns how many, and leaves the others", () =>
+    it.effect("the manifest is stored with the documents; a stale mark keeps the rows and clears on the next persist", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("manifest")
+        expect(yield* store.manifest(bundle)).toBeUndefined()
+        const manifest = {
+          adapter: { id: "okf", version: "3" },
+          indexedAt: "2025-06-01T10:00:00.000Z",
+          files: [{ path: "a.md", size: 10, mtimeMs: 1_700_000_000_123.5, hash: "sha256-a" }, { path: "b/c.md", size: 0, mtimeMs: 1 }],
+          writable: true,
+          diagnostics: { error: 1, warning: 0, info: 2 }
+        }
+        yield* store.persist(bundle, [indexDoc(bundle, "a")], manifest)
+        expect(yield* store.manifest(bundle)).toEqual({ bundle, ...manifest })
+        expect((yield* store.bundles).find((b) => b.bundle === bundle)).toEqual({ bundle, items: 1, adapter: manifest.adapter, indexedAt: manifest.indexedAt, writable: true, diagnostics: manifest.diagnostics })
+        expect((yield* store.items([`${bundle}//a`], allBelief))[0]?.editable).toBe(true)
+
+        yield* store.markStale(bundle, "root missing")
+        expect(yield* store.manifest(bundle)).toEqual({ bundle, ...manifest, staleReason: "root missing" })
+        expect((yield* store.bundles).find((b) => b.bundle === bundle)?.staleReason).toBe("root missing")
+        expect(yield* store.has(bundle, "a")).toBe(true)
+
+        const next = { adapter: manifest.adapter, indexedAt: "2025-06-02T10:00:00.000Z", files: [], writable: false }
+        yield* store.persist(bundle, [indexDoc(bundle, "b")], next)
+        expect(yield* store.manifest(bundle)).toEqual({ bundle, ...next })
+        expect((yield* store.bundles).find((b) => b.bundle === bundle)).toEqual({ bundle, items: 1, adapter: manifest.adapter, indexedAt: next.indexedAt, writable: false })
+        expect((yield* store.items([`${bundle}//b`], allBelief))[0]?.editable).toBe(false)
+      }))
+
+    it.effect("a bundle never indexed can be marked stale; it is listed with no items", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("never")
+        yield* store.markStale(bundle, "unreadable")
+        expect((yield* store.bundles).find((b) => b.bundle === bundle)).toEqual({ bundle, items: 0, staleReason: "unreadable" })
+      }))
+
+    it.effect("removeBundle deletes one bundle's documents and manifest, returns how many, and leaves the others", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore
         const gone = freshBundle("gone")
         const kept = freshBundle("kept")
-        yield* store.persist(gone, [indexDoc(gone, "a", { content: "marmoset" }), indexDoc(gone, "b")])
+        const manifest = { adapter: { id: "okf", version: "1" }, indexedAt: "2025-01-01T00:00:00.000Z", files: [] }
+        yield* store.persist(gone, [indexDoc(gone, "a", { content: "marmoset" }), indexDoc(gone, "b")], manifest)
         yield* store.persist(kept, [indexDoc(kept, "a", { content: "marmoset" })])
 
         expect(yield* store.removeBundle(gone)).toBe(2)
         expect(yield* store.resolve(`${gone}//a`)).toBeUndefined()
         expect(yield* store.resolve(`${kept}//a`)).toBeDefined()
+        expect(yield* store.manifest(gone)).toBeUndefined()
+        expect((yield* store.bundles).map((b) => b.bundle)).not.toContain(gone)
         const counts = yield* store.counts
         expect(counts[gone]).toBeUndefined()
         expect(counts[kept]).toBe(1)
-        const hits = yield* store.search({ text: "marmoset", limit: 10, bundles: [gone, kept] })
-        expect(hits.map((hit) => hit.ref)).toEqual([`${kept}//a`])
+        expect(refs(yield* findIn([gone, kept], "marmoset"))).toEqual([`${kept}//a`])
         expect(yield* store.removeBundle(gone)).toBe(0)
       }))
 
-    it.effect("renameBundle rekeys every ref to the new bundle name", () =>
+    it.effect("renameBundle rekeys every ref, successor, utility and manifest to the new bundle name", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore
         const from = freshBundle("old")
         const to = freshBundle("new")
         const bystander = `${from}er`
-        yield* store.persist(from, [indexDoc(from, "notes/a", { content: "capybara" }), indexDoc(from, "b")])
+        const manifest = { adapter: { id: "okf", version: "1" }, indexedAt: "2025-01-01T00:00:00.000Z", files: [{ path: "notes/a.md", size: 3, mtimeMs: 5 }] }
+        yield* store.persist(from, [indexDoc(from, "notes/a", { content: "capybara" }), indexDoc(from, "b", { supersededBy: `${from}//notes/a` })], manifest)
         yield* store.persist(bystander, [indexDoc(bystander, "notes/a")])
+        yield* store.updateUtility(`${from}//notes/a`, 0.9, "2025-01-01T00:00:00.000Z")
 
         yield* store.renameBundle(from, to)
 
@@ -179,81 +245,300 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect(counts[to]).toBe(2)
         expect(counts[from]).toBeUndefined()
         expect(counts[bystander]).toBe(1)
-        expect((yield* store.search({ text: "capybara", limit: 10, bundles: [to] })).map((hit) => hit.ref)).toEqual([`${to}//notes/a`])
+        expect(yield* store.manifest(to)).toEqual({ bundle: to, ...manifest })
+        expect(yield* store.manifest(from)).toBeUndefined()
+        const found = yield* findIn([to], "capybara")
+        expect(refs(found)).toEqual([`${to}//notes/a`])
+        expect(found.candidates[0]!.item.utility?.value).toBe(0.9)
+        // b's successor moved with it: current search hides b.
+        const browsed = yield* store.browse({ bundle: to, prefix: "", filters: current([to]), limit: 10 })
+        expect(browsed.items.map((i) => i.ref)).toEqual([`${to}//notes/a`])
         // The renamed bundle diffs against its new name: nothing looks added.
         expect(yield* store.persist(to, [indexDoc(to, "notes/a", { content: "capybara" }), indexDoc(to, "b")])).toMatchObject({ added: 0, removed: 0 })
       }))
 
-    it.effect("search finds by name and content, a name match ranking first", () =>
+    it.effect("candidates rank a name match first and report what each item matched", () =>
       Effect.gen(function* () {
-        const store = yield* IndexStore
         const bundle = freshBundle("rank")
+        const store = yield* IndexStore
         yield* store.persist(bundle, [
           indexDoc(bundle, "mentions", { name: "Field notes", content: "the axolotl lives in lakes; an axolotl regrows limbs" }),
           indexDoc(bundle, "titled", { name: "Axolotl care", description: "keeping amphibians", content: "water temperature" }),
           indexDoc(bundle, "unrelated", { name: "Gardening", content: "tomatoes" })
         ])
-        const hits = yield* store.search({ text: "axolotl", limit: 10, bundles: [bundle] })
-        expect(hits.map((hit) => hit.ref)).toEqual([`${bundle}//titled`, `${bundle}//mentions`])
-        expect(hits[0]).toMatchObject({ name: "Axolotl care", description: "keeping amphibians" })
-        expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score)
+        const found = yield* findIn([bundle], "axolotl")
+        expect(refs(found)).toEqual([`${bundle}//titled`, `${bundle}//mentions`])
+        expect(found.candidates[0]!.item).toMatchObject({ name: "Axolotl care", description: "keeping amphibians" })
+        expect(found.candidates[0]!.lexical).toBeGreaterThan(found.candidates[1]!.lexical)
+        expect(found.candidates[1]!.lexical).toBeGreaterThan(0)
+        expect(found.total).toBe(2)
         // Case and neighbouring punctuation do not matter.
-        expect((yield* store.search({ text: "AXOLOTL!", limit: 10, bundles: [bundle] })).map((hit) => hit.ref)).toEqual(hits.map((hit) => hit.ref))
+        expect(refs(yield* findIn([bundle], "AXOLOTL!"))).toEqual(refs(found))
+
+        const two = yield* findIn([bundle], "axolotl amphibians")
+        expect(refs(two)[0]).toBe(`${bundle}//titled`)
+        expect(two.candidates.map((c) => c.matched)).toEqual([[true, true], [true, false]])
+        expect(two.documentFrequency.length).toBe(2)
+        expect(two.documentCount).toBeGreaterThanOrEqual(3)
+      }))
+
+    it.effect("words are stemmed and diacritics folded on both sides", () =>
+      Effect.gen(function* () {
+        const bundle = freshBundle("stem")
+        const store = yield* IndexStore
+        yield* store.persist(bundle, [indexDoc(bundle, "deploy", { name: "Deploying services", content: "Café résumé" })])
+        for (const text of ["deployed", "deploys", "service", "cafe", "RESUME"]) {
+          expect(refs(yield* findIn([bundle], text)), text).toEqual([`${bundle}//deploy`])
+        }
+      }))
+
+    it.effect("a quoted phrase matches only as a phrase; OR keeps partial matches", () =>
+      Effect.gen(function* () {
+        const bundle = freshBundle("phrase")
+        const store = yield* IndexStore
+        yield* store.persist(bundle, [
+          indexDoc(bundle, "together", { content: "run docker compose up" }),
+          indexDoc(bundle, "apart", { content: "compose a letter, then use docker" })
+        ])
+        expect(refs(yield* findIn([bundle], '"docker compose"'))).toEqual([`${bundle}//together`])
+        expect([...refs(yield* findIn([bundle], "docker compose"))].sort()).toEqual([`${bundle}//apart`, `${bundle}//together`])
+        const partial = yield* findIn([bundle], "letter kangaroo")
+        expect(refs(partial)).toEqual([`${bundle}//apart`])
+        expect(partial.candidates[0]!.matched).toEqual([true, false])
+      }))
+
+    it.effect("prefix matching finds tokens of 3+ characters by their start", () =>
+      Effect.gen(function* () {
+        const bundle = freshBundle("prefix")
+        const store = yield* IndexStore
+        yield* store.persist(bundle, [indexDoc(bundle, "docker", { name: "Docker homelab" })])
+        expect(refs(yield* findIn([bundle], "dock"))).toEqual([])
+        expect(refs(yield* findIn([bundle], "dock", { prefix: true }))).toEqual([`${bundle}//docker`])
+        expect(refs(yield* findIn([bundle], "do", { prefix: true }))).toEqual([])
+      }))
+
+    it.effect("substring search finds CJK text and inner substrings, LIKE below three characters", () =>
+      Effect.gen(function* () {
+        const bundle = freshBundle("trigram")
+        const store = yield* IndexStore
+        yield* store.persist(bundle, [
+          indexDoc(bundle, "ja", { name: "検索エンジンの設定", content: "全文検索の使い方" }),
+          indexDoc(bundle, "en", { name: "Kubernetes rollout", content: "nothing in Japanese" })
+        ])
+        const match = (segments: ReadonlyArray<string>) => store.candidates({ match: { _tag: "Substring", segments }, filters: current([bundle]), limit: 10 })
+        expect(refs(yield* match(["検索エンジン"]))).toEqual([`${bundle}//ja`])
+        expect(refs(yield* match(["設定"]))).toEqual([`${bundle}//ja`])
+        expect(refs(yield* match(["ubernet"]))).toEqual([`${bundle}//en`])
+        const both = yield* match(["全文検索", "rollout"])
+        expect([...refs(both)].sort()).toEqual([`${bundle}//en`, `${bundle}//ja`])
+        expect(both.documentFrequency).toEqual([1, 1])
+        expect(refs(yield* match(["%"]))).toEqual([])
+        expect(refs(yield* findIn([bundle], "検索"))).toEqual([`${bundle}//ja`])
       }))
 
     it.effect("an updated document is found by its new content and no longer by its old", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore
         const bundle = freshBundle("reindex")
-        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "pangolin" })])
-        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "narwhal", hash: "sha256-a2" })])
-        expect(yield* store.search({ text: "pangolin", limit: 10, bundles: [bundle] })).toEqual([])
-        expect((yield* store.search({ text: "narwhal", limit: 10, bundles: [bundle] })).map((hit) => hit.ref)).toEqual([`${bundle}//a`])
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "pangolin", name: "Zebra" })])
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "narwhal", hash: "sha256-a2", name: "Okapi" })])
+        expect(refs(yield* findIn([bundle], "pangolin"))).toEqual([])
+        expect(refs(yield* findIn([bundle], "zebra"))).toEqual([])
+        expect(refs(yield* findIn([bundle], "narwhal"))).toEqual([`${bundle}//a`])
+        expect(refs(yield* findIn([bundle], "okapi"))).toEqual([`${bundle}//a`])
       }))
 
-    it.effect("search respects the bundles filter and the limit", () =>
+    it.effect("candidates respect the bundle, type and adapter filters and the limit", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore
         const left = freshBundle("left")
         const right = freshBundle("right")
-        yield* store.persist(left, ["1", "2", "3", "4", "5"].map((n) => indexDoc(left, `item-${n}`, { content: `okapi number ${n}` })))
-        yield* store.persist(right, [indexDoc(right, "item", { content: "okapi" })])
+        yield* store.persist(left, ["1", "2", "3", "4", "5"].map((n) => indexDoc(left, `item-${n}`, { content: `okapi number ${n}`, type: n === "1" ? "skill" : "note" })))
+        yield* store.persist(right, [indexDoc(right, "item", { content: "okapi", adapter: "akm" })])
 
-        const onlyRight = yield* store.search({ text: "okapi", limit: 10, bundles: [right] })
-        expect(onlyRight.map((hit) => hit.ref)).toEqual([`${right}//item`])
-        const both = yield* store.search({ text: "okapi", limit: 10, bundles: [left, right] })
-        expect(both).toHaveLength(6)
-        const everywhere = yield* store.search({ text: "okapi", limit: 50 })
-        expect(everywhere.map((hit) => hit.ref)).toEqual(expect.arrayContaining(both.map((hit) => hit.ref)))
-        expect(yield* store.search({ text: "okapi", limit: 2, bundles: [left, right] })).toHaveLength(2)
-        expect(yield* store.search({ text: "okapi", limit: 10, bundles: [freshBundle("empty")] })).toEqual([])
+        expect(refs(yield* findIn([right], "okapi"))).toEqual([`${right}//item`])
+        const both = yield* findIn([left, right], "okapi")
+        expect(both.candidates).toHaveLength(6)
+        expect(both.total).toBe(6)
+        const limited = yield* findIn([left, right], "okapi", { limit: 2 })
+        expect(limited.candidates).toHaveLength(2)
+        expect(limited.total).toBe(6)
+        expect(refs(yield* findIn([left, right], "okapi", { filters: { types: ["skill"] } }))).toEqual([`${left}//item-1`])
+        expect(refs(yield* findIn([left, right], "okapi", { filters: { types: ["no-such-type"] } }))).toEqual([])
+        expect(refs(yield* findIn([left, right], "okapi", { filters: { adapters: ["akm"] } }))).toEqual([`${right}//item`])
+        expect(refs(yield* findIn([freshBundle("empty")], "okapi"))).toEqual([])
+      }))
+
+    it.effect("total counts every match that passes the filters, however far below the limit", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("total")
+        const word = `zorblax${bundleCounter}`
+        yield* store.persist(bundle, [
+          ...Array.from({ length: 12 }, (_, i) => indexDoc(bundle, `n${String(i).padStart(2, "0")}`, { content: `${word} ${"filler ".repeat(i)}` })),
+          indexDoc(bundle, "draft", { content: word, quality: "proposed" }),
+          indexDoc(bundle, "old", { content: word, supersededBy: "n00" })
+        ])
+        for (const limit of [3, 5, 100]) {
+          const found = yield* findIn([], word, { limit, filters: { bundles: undefined } })
+          expect(found.total, `limit ${limit}`).toBe(12)
+          expect(found.candidates).toHaveLength(Math.min(limit, 12))
+          expect(refs(found)).not.toContain(`${bundle}//draft`)
+        }
+        const all = yield* findIn([], word, { limit: 3, filters: { bundles: undefined, belief: "all", includeProposed: true } })
+        expect(all.total).toBe(14)
+        // The best by bm25 first: the shortest texts.
+        expect(refs(yield* findIn([], word, { limit: 2, filters: { bundles: undefined } }))).toEqual([`${bundle}//n00`, `${bundle}//n01`])
+      }))
+
+    it.effect("proposed items and scope keys are filtered", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("quality")
+        yield* store.persist(bundle, [
+          indexDoc(bundle, "draft", { content: "quokka", quality: "proposed" }),
+          indexDoc(bundle, "web", { content: "quokka", scope: { project: "web", team: "a" } }),
+          indexDoc(bundle, "api", { content: "quokka", scope: { project: "api" } })
+        ])
+        expect([...refs(yield* findIn([bundle], "quokka"))].sort()).toEqual([`${bundle}//api`, `${bundle}//web`])
+        expect(refs(yield* findIn([bundle], "quokka", { filters: { includeProposed: true } }))).toContain(`${bundle}//draft`)
+        expect(refs(yield* findIn([bundle], "quokka", { filters: { scope: { project: "web" } } }))).toEqual([`${bundle}//web`])
+        expect(refs(yield* findIn([bundle], "quokka", { filters: { scope: { project: "web", team: "b" } } }))).toEqual([])
+      }))
+
+    it.effect("current belief hides items replaced by a successor in the index; historical lists only the past", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("belief")
+        yield* store.persist(bundle, [
+          indexDoc(bundle, "v1", { content: "wombat", beliefState: "superseded", supersededBy: "v2" }),
+          indexDoc(bundle, "v2", { content: "wombat" }),
+          indexDoc(bundle, "orphan", { content: "wombat", supersededBy: "gone" }),
+          indexDoc(bundle, "withdrawn", { content: "wombat", beliefState: "contradicted" }),
+          indexDoc(bundle, "old", { content: "wombat", status: "deprecated" })
+        ])
+        const sorted = (set: CandidateSet) => [...refs(set)].sort()
+        expect(sorted(yield* findIn([bundle], "wombat"))).toEqual(["old", "orphan", "v2", "withdrawn"].map((id) => `${bundle}//${id}`))
+        expect(sorted(yield* findIn([bundle], "wombat", { filters: { belief: "historical" } }))).toEqual(["old", "orphan", "v1", "withdrawn"].map((id) => `${bundle}//${id}`))
+        expect(sorted(yield* findIn([bundle], "wombat", { filters: { belief: "all" } }))).toHaveLength(5)
+        const v1 = (yield* findIn([bundle], "wombat", { filters: { belief: "all" } })).candidates.find((c) => c.item.ref === `${bundle}//v1`)
+        expect(v1?.item.supersededBy).toBe(`${bundle}//v2`)
       }))
 
     it.effect("an empty or punctuation-only query finds nothing and fails nothing", () =>
       Effect.gen(function* () {
-        const store = yield* IndexStore
         const bundle = freshBundle("empty-query")
+        const store = yield* IndexStore
         yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "anything at all" })])
         for (const text of ["", "   ", "!!!", "*", "-- ''", "\"\"", "…"]) {
-          expect(yield* store.search({ text, limit: 10 }), `query ${JSON.stringify(text)}`).toEqual([])
+          expect(refs(yield* findIn([bundle], text)), `query ${JSON.stringify(text)}`).toEqual([])
         }
+        expect(yield* store.candidates({ match: { _tag: "Substring", segments: [] }, filters: allBelief, limit: 5 })).toMatchObject({ candidates: [], total: 0 })
       }))
 
     it.effect("search text is never parsed as query syntax", () =>
       Effect.gen(function* () {
-        const store = yield* IndexStore
         const bundle = freshBundle("syntax")
+        const store = yield* IndexStore
         yield* store.persist(bundle, [
           indexDoc(bundle, "cpp", { name: "Modern C++", content: "what's new: the \"quoted\" keyword and NEAR misses" }),
           indexDoc(bundle, "other", { content: "nothing relevant" })
         ])
         for (const text of ftsSyntax) {
-          const hits = yield* store.search({ text, limit: 10, bundles: [bundle] })
-          expect(Array.isArray(hits), `query ${JSON.stringify(text)}`).toBe(true)
+          for (const prefix of [false, true]) expect(Array.isArray((yield* findIn([bundle], text, { prefix })).candidates), `query ${JSON.stringify(text)}`).toBe(true)
+          yield* store.candidates({ match: { _tag: "Substring", segments: [text] }, filters: current([bundle]), limit: 5 })
         }
         for (const text of ["c++", "what's", "\"quoted", "NEAR(a b)"]) {
-          const hits = yield* store.search({ text, limit: 10, bundles: [bundle] })
-          expect(hits.map((hit) => hit.ref), `query ${JSON.stringify(text)}`).toContain(`${bundle}//cpp`)
+          expect(refs(yield* findIn([bundle], text)), `query ${JSON.stringify(text)}`).toContain(`${bundle}//cpp`)
         }
+      }))
+
+    it.effect("browse lists items under a prefix, sorted by ref, with the total before the limit", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("browse")
+        const other = freshBundle("browse")
+        yield* store.persist(bundle, ["skills/b", "skills/a", "skillset", "notes/x"].map((id) => indexDoc(bundle, id)))
+        yield* store.persist(other, [indexDoc(other, "skills/c")])
+        const list = (query: { readonly bundle?: string; readonly prefix: string; readonly limit?: number }) =>
+          store.browse({ filters: current([bundle, other]), limit: 10, ...query })
+        expect((yield* list({ bundle, prefix: "skills/" })).items.map((i) => i.conceptId)).toEqual(["skills/a", "skills/b"])
+        expect((yield* list({ prefix: "skills/" })).items.map((i) => i.ref)).toEqual([`${bundle}//skills/a`, `${bundle}//skills/b`, `${other}//skills/c`])
+        expect(yield* list({ bundle, prefix: "", limit: 2 })).toMatchObject({ total: 4, items: [{ conceptId: "notes/x" }, { conceptId: "skills/a" }] })
+        expect((yield* list({ bundle, prefix: "nothing/" })).items).toEqual([])
+      }))
+
+    it.effect("items fetches refs in the order given, filtered, skipping unknown refs", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("items")
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { type: "skill" }), indexDoc(bundle, "b", { type: "note" }), indexDoc(bundle, "c", { quality: "proposed" })])
+        const items = (refs: ReadonlyArray<string>, filters: Partial<ItemFilters> = {}) =>
+          Effect.map(store.items(refs.map((id) => `${bundle}//${id}`), { ...current([bundle]), ...filters }), (found) => found.map((i) => i.conceptId))
+        expect(yield* items(["b", "missing", "a"])).toEqual(["b", "a"])
+        expect(yield* items(["a", "b"], { types: ["skill"] })).toEqual(["a"])
+        expect(yield* items(["c"])).toEqual([])
+        expect(yield* items([])).toEqual([])
+      }))
+
+    it.effect("exact token counts are cached by content hash and show on items", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("tokens")
+        expect(yield* store.cachedTokens("sha256-tokens-x")).toBeUndefined()
+        yield* store.storeTokens("sha256-tokens-x", 812)
+        yield* store.storeTokens("sha256-tokens-x", 813)
+        expect(yield* store.cachedTokens("sha256-tokens-x")).toBe(813)
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { hash: "sha256-tokens-x", content: "ibex" }), indexDoc(bundle, "b", { content: "ibex" })])
+        const items = (yield* findIn([bundle], "ibex")).candidates.map((c) => c.item)
+        expect(items.find((i) => i.conceptId === "a")?.tokens).toBe(813)
+        expect(items.find((i) => i.conceptId === "b")?.tokens).toBeUndefined()
+      }))
+
+    it.effect("utilities are replaced as a whole or updated per ref, and survive a re-persist", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("utility")
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "tapir" }), indexDoc(bundle, "b", { content: "tapir" })])
+        yield* store.replaceUtilities(new Map([[`${bundle}//a`, 0.8]]), "2025-02-01T00:00:00.000Z")
+        yield* store.updateUtility(`${bundle}//b`, 0.2, "2025-02-02T00:00:00.000Z")
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "tapir", name: "renamed" }), indexDoc(bundle, "b", { content: "tapir" })])
+        const items = (yield* findIn([bundle], "tapir")).candidates.map((c) => c.item)
+        expect(items.find((i) => i.conceptId === "a")?.utility).toEqual({ value: 0.8, at: "2025-02-01T00:00:00.000Z" })
+        expect(items.find((i) => i.conceptId === "b")?.utility).toEqual({ value: 0.2, at: "2025-02-02T00:00:00.000Z" })
+        // An unchanged value keeps the time it was learned; a changed one takes the new time.
+        yield* store.replaceUtilities(new Map([[`${bundle}//a`, 0.8], [`${bundle}//b`, 0.3]]), "2025-03-01T00:00:00.000Z")
+        const again = (yield* findIn([bundle], "tapir")).candidates.map((c) => c.item)
+        expect(again.find((i) => i.conceptId === "a")?.utility).toEqual({ value: 0.8, at: "2025-02-01T00:00:00.000Z" })
+        expect(again.find((i) => i.conceptId === "b")?.utility).toEqual({ value: 0.3, at: "2025-03-01T00:00:00.000Z" })
+        yield* store.replaceUtilities(new Map(), "2025-02-03T00:00:00.000Z")
+        expect((yield* findIn([bundle], "tapir")).candidates.every((c) => c.item.utility === undefined)).toBe(true)
+      }))
+
+    it.effect("an index run is recorded", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        yield* store.recordIndexRun("2025-03-01T00:00:00.000Z")
+        expect(yield* store.lastIndexed).toBe("2025-03-01T00:00:00.000Z")
+      }))
+
+    it.effect("the write lease admits one writer at a time", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const order: Array<string> = []
+        const gate = yield* Deferred.make<void>()
+        const first = yield* Effect.fork(store.withWriteLease(Effect.gen(function* () {
+          order.push("a in")
+          yield* Deferred.await(gate)
+          order.push("a out")
+        })))
+        while (order.length === 0) yield* Effect.yieldNow()
+        const second = yield* Effect.fork(store.withWriteLease(Effect.sync(() => order.push("b"))))
+        yield* Effect.repeatN(Effect.yieldNow(), 50)
+        expect(order).toEqual(["a in"])
+        yield* Deferred.succeed(gate, undefined)
+        yield* Fiber.join(first)
+        yield* Fiber.join(second)
+        expect(order).toEqual(["a in", "a out", "b"])
       }))
   })

@@ -1,158 +1,174 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { createHash } from "node:crypto"
+import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
-import { IndexDocument, type PersistSummary } from "../../domain/IndexDocument.js"
-import { IndexStore } from "../../services/IndexStore.js"
+import { IndexDocument } from "../../domain/IndexDocument.js"
+import { IndexStore, type BundleIndexState, type BundleManifest, type DiagnosticCounts } from "../../services/IndexStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { withFileMutex } from "../fs/FileMutex.js"
 import { immediateTransaction } from "./Database.js"
+import { countItems, deleteDocuments, persistBundle, writeManifest } from "./index/persist.js"
+import { browse, candidates, itemsByRef } from "./index/query.js"
+import { batches } from "./index/rows.js"
 import { lazyDatabase, sqlFailure } from "./LazyDatabase.js"
 import { indexMigrations } from "./migrations.js"
 import { databaseStatus } from "./status.js"
 
-interface DocumentRow {
-  readonly id: number
-  readonly ref: string
-  readonly hash: string
-  readonly doc: string
-}
-
 const decodeDoc = Schema.decodeUnknownSync(Schema.parseJson(IndexDocument))
 
-/** Quotes every token: FTS5 treats `c++` or `what's` as syntax otherwise (spec 00 §4.2). */
-const ftsQuery = (text: string): string =>
-  text
-    .normalize("NFC")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter((t) => t.length > 0)
-    .map((t) => `"${t.replaceAll('"', '""')}"`)
-    .join(" OR ")
+interface BundleRow {
+  readonly name: string
+  readonly items: number
+  readonly adapter: string | null
+  readonly version: string | null
+  readonly indexedAt: string | null
+  readonly writable: number | null
+  readonly errors: number | null
+  readonly warnings: number | null
+  readonly infos: number | null
+  readonly staleReason: string | null
+}
 
-const ftsRow = (doc: IndexDocument) => ({
-  name: doc.name,
-  description: doc.description ?? "",
-  tags: (doc.tags ?? []).join(" "),
-  hints: (doc.hints ?? []).join(" "),
-  content: doc.content ?? ""
-})
+const BUNDLE_COLUMNS = "name, items, adapter, adapter_version AS version, indexed_at AS indexedAt, writable, errors, warnings, infos, stale_reason AS staleReason"
 
-const upsert = (sql: SqlClient.SqlClient, doc: IndexDocument, existing: DocumentRow | undefined) =>
+const countsOf = (row: BundleRow): DiagnosticCounts | undefined =>
+  row.errors === null || row.warnings === null || row.infos === null ? undefined : { error: row.errors, warning: row.warnings, info: row.infos }
+
+/** What a bundles row says beyond the item count. */
+const bundleState = (row: BundleRow) => {
+  const diagnostics = countsOf(row)
+  return {
+    ...(row.adapter === null || row.version === null ? {} : { adapter: { id: row.adapter, version: row.version } }),
+    ...(row.indexedAt === null ? {} : { indexedAt: row.indexedAt }),
+    ...(row.writable === null ? {} : { writable: row.writable === 1 }),
+    ...(diagnostics === undefined ? {} : { diagnostics }),
+    ...(row.staleReason === null ? {} : { staleReason: row.staleReason })
+  }
+}
+
+export interface IndexStoreOptions {
+  /** The workspace index lease (R-IDX-6), `$DATA/locks/index.lock`; without it only this process is serialised. */
+  readonly leaseFile?: string | undefined
+}
+
+const renameRows = (sql: SqlClient.SqlClient, from: string, to: string) =>
   Effect.gen(function* () {
-    const json = JSON.stringify(doc)
-    if (existing === undefined) {
-      const rows = yield* sql<{ id: number }>`INSERT INTO documents (ref, bundle, concept_id, adapter, path, hash, type, name, description, doc)
-        VALUES (${doc.ref}, ${doc.bundle}, ${doc.conceptId}, ${doc.adapter}, ${doc.path}, ${doc.hash}, ${doc.type ?? null}, ${doc.name}, ${doc.description ?? null}, ${json}) RETURNING id`
-      const f = ftsRow(doc)
-      yield* sql`INSERT INTO documents_fts (rowid, name, description, tags, hints, content) VALUES (${rows[0]!.id}, ${f.name}, ${f.description}, ${f.tags}, ${f.hints}, ${f.content})`
-      return "added" as const
+    const rows = yield* sql<{ id: number; doc: string }>`SELECT d.id, j.doc FROM documents d JOIN document_json j ON j.id = d.id WHERE d.bundle = ${from}`
+    for (const row of rows) {
+      const doc = decodeDoc(row.doc)
+      const json = JSON.stringify({ ...doc, bundle: to, ref: `${to}//${doc.conceptId}` })
+      const digest = createHash("sha1").update(json).digest("base64")
+      yield* sql`UPDATE documents SET bundle = ${to}, ref = ${`${to}//${doc.conceptId}`}, digest = ${digest} WHERE id = ${row.id}`
+      yield* sql`UPDATE document_json SET doc = ${json} WHERE id = ${row.id}`
     }
-    if (existing.doc === json) return "unchanged" as const
-    yield* sql`UPDATE documents SET concept_id = ${doc.conceptId}, adapter = ${doc.adapter}, path = ${doc.path}, hash = ${doc.hash}, type = ${doc.type ?? null},
-      name = ${doc.name}, description = ${doc.description ?? null}, doc = ${json} WHERE id = ${existing.id}`
-    const f = ftsRow(doc)
-    yield* sql`DELETE FROM documents_fts WHERE rowid = ${existing.id}`
-    yield* sql`INSERT INTO documents_fts (rowid, name, description, tags, hints, content) VALUES (${existing.id}, ${f.name}, ${f.description}, ${f.tags}, ${f.hints}, ${f.content})`
-    return "updated" as const
+    const prefix = `${from}//`
+    const rekey = (table: string, column: string) =>
+      sql`UPDATE ${sql(table)} SET ${sql(column)} = ${`${to}//`} || substr(${sql(column)}, ${prefix.length + 1})
+        WHERE substr(${sql(column)}, 1, ${prefix.length}) = ${prefix}`
+    yield* rekey("documents", "superseded_by")
+    yield* rekey("ranking_features", "ref")
+    yield* sql`UPDATE manifest SET bundle = ${to} WHERE bundle = ${from}`
+    yield* sql`UPDATE bundles SET name = ${to} WHERE name = ${from}`
   })
 
-const deleteRows = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>) =>
-  Effect.forEach(ids, (id) => Effect.zipRight(sql`DELETE FROM documents_fts WHERE rowid = ${id}`, sql`DELETE FROM documents WHERE id = ${id}`), { discard: true })
-
-export const makeIndexStore = (filename: string) =>
+/** index.db through @effect/sql: writes batched into multi-row statements, one BEGIN IMMEDIATE transaction per bundle. */
+export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}) =>
   Effect.gen(function* () {
     const db = yield* lazyDatabase({ filename, migrations: indexMigrations })
     const fail = sqlFailure(filename)
+    const lease = yield* Effect.makeSemaphore(1)
+    const read = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>) => Effect.flatMap(db, (sql) => f(sql).pipe(Effect.mapError(fail)))
+    const write = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>) =>
+      Effect.flatMap(db, (sql) => immediateTransaction(sql, f(sql)).pipe(Effect.mapError(fail)))
 
     return IndexStore.of({
-      init: Effect.flatMap(db, (sql) => databaseStatus(sql, filename).pipe(Effect.mapError(fail))),
-      persist: (bundle, docs) =>
-        Effect.flatMap(db, (sql) =>
-          immediateTransaction(
-            sql,
-            Effect.gen(function* () {
-              const existing = yield* sql<DocumentRow>`SELECT id, ref, hash, doc FROM documents WHERE bundle = ${bundle}`
-              const byRef = new Map(existing.map((row) => [row.ref, row]))
-              const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
-              const seen = new Set<string>()
-              for (const doc of docs) {
-                seen.add(doc.ref)
-                const outcome = yield* upsert(sql, doc, byRef.get(doc.ref))
-                summary[outcome]++
-              }
-              const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
-              yield* deleteRows(sql, vanished)
-              summary.removed = vanished.length
-              return summary satisfies PersistSummary
-            })
-          ).pipe(Effect.mapError(fail))
+      init: read((sql) => databaseStatus(sql, filename)),
+      persist: (bundle, docs, manifest) =>
+        write((sql) =>
+          Effect.gen(function* () {
+            const summary = yield* persistBundle(sql, bundle, docs, false)
+            yield* writeManifest(sql, bundle, manifest)
+            return summary
+          })
         ),
+      diff: (bundle, docs) => read((sql) => persistBundle(sql, bundle, docs, true)),
+      manifest: (bundle) =>
+        read((sql) =>
+          Effect.gen(function* () {
+            const rows = yield* sql<BundleRow>`SELECT ${sql.literal(BUNDLE_COLUMNS)} FROM bundles WHERE name = ${bundle}`
+            const row = rows[0]
+            if (row === undefined || row.adapter === null || row.version === null || row.indexedAt === null) return undefined
+            const files = yield* sql<{ path: string; size: number; mtimeMs: number; hash: string | null }>`
+              SELECT path, size, mtime_ms AS mtimeMs, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`
+            const diagnostics = countsOf(row)
+            return {
+              bundle,
+              adapter: { id: row.adapter, version: row.version },
+              indexedAt: row.indexedAt,
+              files: files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, ...(f.hash === null ? {} : { hash: f.hash }) })),
+              ...(row.writable === null ? {} : { writable: row.writable === 1 }),
+              ...(diagnostics === undefined ? {} : { diagnostics }),
+              ...(row.staleReason === null ? {} : { staleReason: row.staleReason })
+            } satisfies BundleManifest
+          })
+        ),
+      markStale: (bundle, reason) =>
+        write((sql) => Effect.zipRight(countItems(sql, bundle), sql`UPDATE bundles SET stale_reason = ${reason} WHERE name = ${bundle}`)),
+      bundles: read((sql) =>
+        Effect.map(sql<BundleRow>`SELECT ${sql.literal(BUNDLE_COLUMNS)} FROM bundles ORDER BY name`, (rows) =>
+          rows.map((row): BundleIndexState => ({ bundle: row.name, items: row.items, ...bundleState(row) }))
+        )
+      ),
+      lastIndexed: read((sql) => Effect.map(sql<{ value: string }>`SELECT value FROM meta WHERE key = 'indexed_at'`, (rows) => rows[0]?.value)),
+      recordIndexRun: (at) => read((sql) => sql`INSERT INTO meta (key, value) VALUES ('indexed_at', ${at}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`.pipe(Effect.asVoid)),
       resolve: (ref) =>
-        Effect.flatMap(db, (sql) =>
-          sql<{ doc: string }>`SELECT doc FROM documents WHERE ref = ${ref}`.pipe(
-            Effect.map((rows) => (rows[0] === undefined ? undefined : decodeDoc(rows[0].doc))),
-            Effect.mapError(fail)
-          )
-        ),
+        read((sql) => Effect.map(sql<{ doc: string }>`SELECT j.doc FROM documents d JOIN document_json j ON j.id = d.id WHERE d.ref = ${ref}`, (rows) => (rows[0] === undefined ? undefined : decodeDoc(rows[0].doc)))),
       has: (bundle, conceptId) =>
-        Effect.flatMap(db, (sql) =>
-          sql<{ n: number }>`SELECT count(*) AS n FROM documents WHERE ref = ${`${bundle}//${conceptId}`}`.pipe(
-            Effect.map((rows) => (rows[0]?.n ?? 0) > 0),
-            Effect.mapError(fail)
-          )
-        ),
-      search: (query) =>
-        Effect.flatMap(db, (sql) => {
-          const match = ftsQuery(query.text)
-          if (match === "") return Effect.succeed([])
-          const bundles = query.bundles ?? []
-          return sql<{ ref: string; name: string; description: string | null; type: string | null; score: number }>`
-            WITH hits AS (
-              SELECT rowid AS id, bm25(documents_fts, 10.0, 5.0, 3.0, 2.0, 1.0) AS score
-              FROM documents_fts WHERE documents_fts MATCH ${match}
-            )
-            SELECT d.ref, d.name, d.description, d.type, h.score FROM hits h JOIN documents d ON d.id = h.id
-            ${bundles.length === 0 ? sql`` : sql`WHERE d.bundle IN ${sql.in(bundles)}`}
-            ORDER BY h.score, d.ref LIMIT ${query.limit}`.pipe(
-            Effect.map((rows) =>
-              rows.map((row) => ({ ref: row.ref, name: row.name, description: row.description ?? undefined, type: row.type ?? undefined, score: -row.score }))
-            ),
-            Effect.mapError(fail)
-          )
-        }),
-      counts: Effect.flatMap(db, (sql) =>
-        sql<{ bundle: string; n: number }>`SELECT bundle, count(*) AS n FROM documents GROUP BY bundle ORDER BY bundle`.pipe(
-          Effect.map((rows) => Object.fromEntries(rows.map((row) => [row.bundle, row.n]))),
-          Effect.mapError(fail)
+        read((sql) => Effect.map(sql<{ n: number }>`SELECT count(*) AS n FROM documents WHERE ref = ${`${bundle}//${conceptId}`}`, (rows) => (rows[0]?.n ?? 0) > 0)),
+      candidates: (query) => read((sql) => candidates(sql, query)),
+      items: (refs, filters) => read((sql) => itemsByRef(sql, refs, filters)),
+      browse: (query) => read((sql) => browse(sql, query)),
+      counts: read((sql) =>
+        Effect.map(sql<{ name: string; items: number }>`SELECT name, items FROM bundles WHERE items > 0 ORDER BY name`, (rows) =>
+          Object.fromEntries(rows.map((row) => [row.name, row.items]))
         )
       ),
       removeBundle: (bundle) =>
-        Effect.flatMap(db, (sql) =>
-          immediateTransaction(
-            sql,
-            Effect.gen(function* () {
-              const rows = yield* sql<{ id: number }>`SELECT id FROM documents WHERE bundle = ${bundle}`
-              yield* deleteRows(sql, rows.map((row) => row.id))
-              return rows.length
-            })
-          ).pipe(Effect.mapError(fail))
+        write((sql) =>
+          Effect.gen(function* () {
+            const rows = yield* sql<{ id: number }>`SELECT id FROM documents WHERE bundle = ${bundle}`
+            yield* deleteDocuments(sql, rows.map((row) => row.id))
+            yield* sql`DELETE FROM manifest WHERE bundle = ${bundle}`
+            yield* sql`DELETE FROM bundles WHERE name = ${bundle}`
+            return rows.length
+          })
         ),
-      renameBundle: (from, to) =>
-        Effect.flatMap(db, (sql) =>
-          immediateTransaction(
-            sql,
-            Effect.gen(function* () {
-              const rows = yield* sql<DocumentRow>`SELECT id, ref, hash, doc FROM documents WHERE bundle = ${from}`
-              for (const row of rows) {
-                const doc = decodeDoc(row.doc)
-                const next = { ...doc, bundle: to, ref: `${to}//${doc.conceptId}` }
-                yield* sql`UPDATE documents SET bundle = ${to}, ref = ${next.ref}, doc = ${JSON.stringify(next)} WHERE id = ${row.id}`
-              }
-            })
-          ).pipe(Effect.mapError(fail))
-        )
+      renameBundle: (from, to) => write((sql) => renameRows(sql, from, to)),
+      cachedTokens: (hash) => read((sql) => Effect.map(sql<{ tokens: number }>`SELECT tokens FROM token_counts WHERE hash = ${hash}`, (rows) => rows[0]?.tokens)),
+      storeTokens: (hash, tokens) =>
+        read((sql) => sql`INSERT INTO token_counts (hash, tokens) VALUES (${hash}, ${tokens}) ON CONFLICT (hash) DO UPDATE SET tokens = excluded.tokens`.pipe(Effect.asVoid)),
+      replaceUtilities: (utilities, at) =>
+        write((sql) =>
+          Effect.gen(function* () {
+            const kept = yield* sql<{ ref: string; utility: number; at: string }>`SELECT ref, utility, updated_at AS at FROM ranking_features`
+            const since = new Map(kept.map((row) => [row.ref, row]))
+            yield* sql`DELETE FROM ranking_features`
+            const rows = [...utilities].map(([ref, utility]) => ({ ref, utility, updated_at: since.get(ref)?.utility === utility ? since.get(ref)!.at : at }))
+            for (const batch of batches(rows, 3)) yield* sql`INSERT INTO ranking_features ${sql.insert(batch)}`
+          })
+        ),
+      updateUtility: (ref, utility, at) =>
+        read((sql) =>
+          sql`INSERT INTO ranking_features (ref, utility, updated_at) VALUES (${ref}, ${utility}, ${at})
+            ON CONFLICT (ref) DO UPDATE SET utility = excluded.utility, updated_at = excluded.updated_at`.pipe(Effect.asVoid)
+        ),
+      withWriteLease: (effect) => lease.withPermits(1)(options.leaseFile === undefined ? effect : withFileMutex(options.leaseFile)(effect))
     })
   })
 
+/** The workspace's index.db, with the index lease under `$DATA/locks`. */
 export const IndexStoreSqlite = Layer.scoped(
   IndexStore,
-  Effect.flatMap(WorkspaceConfig, (workspace) => makeIndexStore(workspace.paths.indexDb))
+  Effect.flatMap(WorkspaceConfig, (workspace) => makeIndexStore(workspace.paths.indexDb, { leaseFile: path.join(workspace.paths.locksDir, "index.lock") }))
 )

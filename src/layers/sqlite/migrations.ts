@@ -22,6 +22,88 @@ export const stateMigrations: Migrations = {
       data TEXT
     )`,
     "CREATE INDEX events_subject ON events (subject)"
+  ),
+  // Usage, feedback and utility per ref (spec 04 §6); refs are keyed as stored (R-REF-2) so they survive reindexing (R-FB-1).
+  "0002_usage_feedback": exec(
+    `CREATE TABLE usage_events (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      at TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('search', 'show', 'select')),
+      ref TEXT,
+      query TEXT,
+      refs TEXT,
+      source TEXT NOT NULL CHECK (source IN ('user', 'agent', 'audit'))
+    )`,
+    "CREATE INDEX usage_events_ref ON usage_events (ref, at)",
+    "CREATE INDEX usage_events_kind ON usage_events (kind, source, at)",
+    `CREATE TABLE feedback (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      at TEXT NOT NULL,
+      ref TEXT NOT NULL,
+      polarity TEXT NOT NULL CHECK (polarity IN ('positive', 'negative')),
+      reason TEXT,
+      tags TEXT,
+      source TEXT NOT NULL CHECK (source IN ('user', 'agent', 'audit'))
+    )`,
+    "CREATE INDEX feedback_ref ON feedback (ref, at)",
+    `CREATE TABLE utility (
+      ref TEXT PRIMARY KEY,
+      value REAL NOT NULL CHECK (value >= 0 AND value <= 1),
+      outcomes INTEGER NOT NULL,
+      updated_at TEXT NOT NULL
+    )`
+  ),
+  // Proposals (spec 05 §1): the exact after-bytes live here, so the set applied is the set reviewed (R-TX-2);
+  // outcomes keep every decision and refused attempt, proposal_applied the files as the engine applied them (revert).
+  "0003_proposals": exec(
+    `CREATE TABLE proposals (
+      id TEXT PRIMARY KEY,
+      title TEXT NOT NULL,
+      recipe TEXT NOT NULL,
+      change_class TEXT NOT NULL CHECK (change_class IN ('mechanical', 'verified-semantic', 'semantic', 'destructive')),
+      status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'rejected', 'reverted', 'expired', 'failed')),
+      fingerprint TEXT NOT NULL,
+      evidence TEXT NOT NULL,
+      evaluation TEXT,
+      created_at TEXT NOT NULL,
+      decided_at TEXT,
+      decided_by TEXT,
+      reason TEXT
+    )`,
+    "CREATE INDEX proposals_created ON proposals (created_at)",
+    "CREATE INDEX proposals_status ON proposals (status, created_at)",
+    "CREATE INDEX proposals_fingerprint ON proposals (fingerprint)",
+    `CREATE TABLE proposal_changes (
+      proposal_id TEXT NOT NULL REFERENCES proposals (id),
+      position INTEGER NOT NULL,
+      bundle TEXT NOT NULL,
+      path TEXT NOT NULL,
+      before_hash TEXT,
+      after BLOB,
+      after_kind TEXT CHECK (after_kind IN ('text', 'bytes')),
+      after_hash TEXT,
+      mode INTEGER,
+      PRIMARY KEY (proposal_id, position)
+    )`,
+    "CREATE INDEX proposal_changes_bundle ON proposal_changes (bundle)",
+    `CREATE TABLE proposal_outcomes (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      proposal_id TEXT NOT NULL REFERENCES proposals (id),
+      at TEXT NOT NULL,
+      kind TEXT NOT NULL CHECK (kind IN ('accepted', 'rejected', 'reverted', 'expired', 'failed', 'refused')),
+      data TEXT
+    )`,
+    "CREATE INDEX proposal_outcomes_proposal ON proposal_outcomes (proposal_id, id)",
+    `CREATE TABLE proposal_applied (
+      outcome_id INTEGER NOT NULL REFERENCES proposal_outcomes (id),
+      position INTEGER NOT NULL,
+      bundle TEXT NOT NULL,
+      path TEXT NOT NULL,
+      before_hash TEXT,
+      after_hash TEXT,
+      backup TEXT,
+      PRIMARY KEY (outcome_id, position)
+    )`
   )
 }
 
@@ -39,25 +121,98 @@ export const logsMigrations: Migrations = {
   )
 }
 
+/**
+ * index.db is disposable (spec 01 §4): until a release ships, its schema is
+ * one migration; delete an index.db from an older development build.
+ */
 export const indexMigrations: Migrations = {
-  "0001_documents": exec(
+  "0001_index": exec(
+    // One row per item. AUTOINCREMENT: a deleted item's row id is never reused (stable ids, R-IDX-3).
+    // Query-time signals are columns, never parsed out of JSON at query time; `digest` detects unchanged items.
+    // The whole document lives in document_json, so ranking reads narrow rows.
     `CREATE TABLE documents (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
       ref TEXT NOT NULL UNIQUE,
       bundle TEXT NOT NULL,
       concept_id TEXT NOT NULL,
       adapter TEXT NOT NULL,
-      path TEXT NOT NULL,
-      hash TEXT NOT NULL,
       type TEXT,
       name TEXT NOT NULL,
       description TEXT,
+      tags TEXT NOT NULL,
+      aliases TEXT NOT NULL,
+      hints TEXT NOT NULL,
+      quality TEXT,
+      belief_state TEXT,
+      superseded_by TEXT,
+      status TEXT,
+      stale_after TEXT,
+      pinned INTEGER NOT NULL,
+      scope TEXT,
+      path TEXT NOT NULL,
+      hash TEXT NOT NULL,
+      bytes INTEGER NOT NULL,
+      digest TEXT NOT NULL
+    )`,
+    `CREATE TABLE document_json (
+      id INTEGER PRIMARY KEY REFERENCES documents (id) ON DELETE CASCADE,
       doc TEXT NOT NULL
     )`,
     "CREATE INDEX documents_bundle ON documents (bundle, concept_id)",
+    "CREATE INDEX documents_superseded_by ON documents (superseded_by) WHERE superseded_by IS NOT NULL",
+    // The few items default search leaves out, so counting a match's total needs no join over all of it.
+    "CREATE INDEX documents_excludable ON documents (id) WHERE quality = 'proposed' OR superseded_by IS NOT NULL",
+    // Words: porter stems, diacritics folded; contentless (the text lives in `doc`), bm25 weights 10/5/3/2/1 at query time.
     `CREATE VIRTUAL TABLE documents_fts USING fts5 (
       name, description, tags, hints, content,
-      tokenize = 'porter unicode61'
-    )`
+      content = '', contentless_delete = 1,
+      tokenize = 'porter unicode61 remove_diacritics 2'
+    )`,
+    // Document frequency per stemmed term, for IDF weights without a scan.
+    "CREATE VIRTUAL TABLE documents_vocab USING fts5vocab (documents_fts, 'row')",
+    // Substrings and scripts without word spacing (CJK); keeps its text for LIKE on queries under 3 characters.
+    `CREATE VIRTUAL TABLE documents_trigram USING fts5 (
+      name, description, tags, content,
+      tokenize = 'trigram remove_diacritics 1'
+    )`,
+    `CREATE TABLE links (
+      document_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+      target TEXT NOT NULL
+    )`,
+    "CREATE INDEX links_document ON links (document_id)",
+    "CREATE INDEX links_target ON links (target)",
+    `CREATE TABLE outline (
+      document_id INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+      position INTEGER NOT NULL,
+      depth INTEGER NOT NULL,
+      text TEXT NOT NULL,
+      slug TEXT NOT NULL,
+      PRIMARY KEY (document_id, position)
+    ) WITHOUT ROWID`,
+    // The manifest (R-IDX-2): per bundle the adapter and run that indexed it, per file what was seen.
+    `CREATE TABLE bundles (
+      name TEXT PRIMARY KEY,
+      items INTEGER NOT NULL DEFAULT 0,
+      adapter TEXT,
+      adapter_version TEXT,
+      indexed_at TEXT,
+      writable INTEGER,
+      errors INTEGER,
+      warnings INTEGER,
+      infos INTEGER,
+      stale_reason TEXT
+    ) WITHOUT ROWID`,
+    `CREATE TABLE manifest (
+      bundle TEXT NOT NULL,
+      path TEXT NOT NULL,
+      size INTEGER NOT NULL,
+      mtime_ms REAL NOT NULL,
+      hash TEXT,
+      PRIMARY KEY (bundle, path)
+    ) WITHOUT ROWID`,
+    "CREATE TABLE token_counts (hash TEXT PRIMARY KEY, tokens INTEGER NOT NULL) WITHOUT ROWID",
+    // Copied from state.db (spec 04 §6), keyed by ref so a rebuilt index gets them back.
+    "CREATE TABLE ranking_features (ref TEXT PRIMARY KEY, utility REAL NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
   )
 }

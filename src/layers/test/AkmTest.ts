@@ -8,10 +8,11 @@ import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
 import { MaterializerLive } from "../fs/MaterializerFilesystem.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
-import { TransactionDirect } from "../fs/TransactionDirect.js"
+import { TransactionEngineLive } from "../fs/TransactionEngine.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
-import { IndexStoreMemory } from "../memory/IndexStoreMemory.js"
+import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
+import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
 import { StateDbMemory } from "../sqlite/StateDb.js"
 import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
@@ -36,7 +37,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMemory, MaterializerLive, AdaptersBuiltIn, TransactionDirect, ProgressSilent).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, AdaptersBuiltIn, TransactionEngineLive.pipe(Layer.provide(AdaptersBuiltIn)), ProgressSilent).pipe(
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),

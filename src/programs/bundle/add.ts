@@ -10,6 +10,7 @@ import { Materializer } from "../../services/Materializer.js"
 import { Progress } from "../../services/Progress.js"
 import { StateStore } from "../../services/StateStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { indexBundles } from "../indexBundles.js"
 import { bundleView } from "./view.js"
 import { resolveAdapter, refuseWorkspaceInside } from "./checks.js"
 
@@ -98,6 +99,8 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
     }
   }))
   yield* (yield* StateStore).appendEvent("bundle.added", name, { source: materialized.locator, adapter: adapter.id })
+  // Indexed right away, so the new bundle is searchable at once (spec 02 §1).
+  yield* indexBundles({ bundle: name })
   const counts = yield* (yield* IndexStore).counts
   return bundleView(name, updated.bundles[name]!, lock.bundles[name], counts[name] ?? 0, updated.defaultBundle)
 })

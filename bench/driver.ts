@@ -1,0 +1,180 @@
+/**
+ * The in-process half of `npm run bench` (spec 10 §1): bench/sections/*.mjs
+ * bundle this file with esbuild and run it in fresh node processes, one step
+ * each, so every step's peak RSS is its own. A step reads its options as JSON
+ * from argv[3] and prints its result as JSON on stdout.
+ *
+ *   setup   {root, size}          generate the corpus under root and add it as bundle "corpus" (adapter akm)
+ *   build   {root}                delete index.db, index from scratch, then a no-op reindex, then one after 1% of files changed,
+ *                                 then a scan alone (the adapter's share of the full build)
+ *   search  {root, queries, track} in-process search latency over `queries` generated queries
+ *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
+ */
+import { ManagedRuntime } from "effect"
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeAkmLive } from "../src/layers/AkmLive.js"
+import { bundleAdd } from "../src/programs/bundle/add.js"
+import { curate } from "../src/programs/curate.js"
+import { indexBundles } from "../src/programs/indexBundles.js"
+import { scanBundle } from "../src/programs/scan.js"
+import { search } from "../src/programs/search.js"
+import { benchQueries, generateCorpus, touchOnePercent, type Corpus } from "./corpus.js"
+import { naturalLanguageSet } from "./naturalLanguage.js"
+import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
+
+const dirs = (root: string) => ({ configDir: join(root, "config"), dataDir: join(root, "data"), cacheDir: join(root, "cache"), quiet: true })
+
+const runtimeFor = (root: string) => ManagedRuntime.make(makeAkmLive(dirs(root)))
+
+const ms = (start: number): number => Math.round((performance.now() - start) * 100) / 100
+
+/** Peak resident set size of this process so far, in MB. */
+const peakRssMb = (): number => Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10
+
+const quantile = (samples: ReadonlyArray<number>, p: number): number => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const at = (sorted.length - 1) * p
+  const lo = Math.floor(at)
+  const hi = Math.ceil(at)
+  return Math.round((sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo)) * 1000) / 1000
+}
+
+const corpusFile = (root: string) => join(root, "corpus.json")
+
+const steps: Record<string, (options: Record<string, unknown>) => Promise<unknown>> = {
+  setup: async (o) => {
+    const root = String(o.root)
+    const corpusDir = join(root, "corpus")
+    mkdirSync(corpusDir, { recursive: true })
+    const runtime = runtimeFor(root)
+    try {
+      // Added while still empty: `bundle add` indexes at once, and the full build is what `build` measures.
+      await runtime.runPromise(bundleAdd({ source: corpusDir, name: "corpus", adapter: "akm", cwd: root, home: root }))
+    } finally {
+      await runtime.dispose()
+    }
+    const started = performance.now()
+    const corpus = generateCorpus({ dir: corpusDir, size: Number(o.size) })
+    writeFileSync(corpusFile(root), JSON.stringify(corpus))
+    return { files: corpus.files, templates: corpus.templates, generateMs: ms(started) }
+  },
+
+  build: async (o) => {
+    const root = String(o.root)
+    const corpus = JSON.parse(readFileSync(corpusFile(root), "utf8")) as Corpus
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(join(root, "cache", `index.db${suffix}`), { force: true })
+    const runtime = runtimeFor(root)
+    try {
+      let started = performance.now()
+      const full = await runtime.runPromise(indexBundles({}))
+      const fullMs = ms(started)
+      const fullRssMb = peakRssMb()
+      started = performance.now()
+      const noop = await runtime.runPromise(indexBundles({}))
+      const noopMs = ms(started)
+      const changed = touchOnePercent(corpus)
+      started = performance.now()
+      const incremental = await runtime.runPromise(indexBundles({}))
+      const changedMs = ms(started)
+      // The adapter's share of a full build: walk, plan and project every item, without persisting.
+      started = performance.now()
+      await runtime.runPromise(scanBundle("corpus"))
+      const scanMs = ms(started)
+      return {
+        items: full.totals.items,
+        files: corpus.files,
+        full: { ms: fullMs, itemsPerSecond: Math.round(full.totals.items / (fullMs / 1000)), peakRssMb: fullRssMb, scanMs },
+        noop: { ms: noopMs, status: noop.bundles.map((b) => b.status) },
+        changed: { files: changed, ms: changedMs, updated: incremental.totals.updated, added: incremental.totals.added, removed: incremental.totals.removed }
+      }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  search: async (o) => {
+    const root = String(o.root)
+    const queries = benchQueries(Number(o.queries))
+    const track = o.track === true
+    const runtime = runtimeFor(root)
+    try {
+      for (const query of queries.slice(0, 20)) await runtime.runPromise(search({ query, limit: 20, track }))
+      const samples: Array<number> = []
+      let hits = 0
+      for (const query of queries) {
+        const started = performance.now()
+        const result = await runtime.runPromise(search({ query, limit: 20, track }))
+        samples.push(performance.now() - started)
+        if (result.hits.length > 0) hits++
+      }
+      return { queries: queries.length, withHits: hits, track, p50Ms: quantile(samples, 0.5), p95Ms: quantile(samples, 0.95), maxMs: quantile(samples, 1) }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  quality: async () => {
+    const mount = async (source: string, adapter: string) => {
+      const home = join(tmpdir(), `akm-bench-quality-${process.pid}-${Math.random().toString(36).slice(2)}`)
+      const runtime = runtimeFor(home)
+      await runtime.runPromise(bundleAdd({ source, name: "stash", adapter, cwd: home, home }))
+      await runtime.runPromise(indexBundles({}))
+      return {
+        runtime,
+        refs: async (query: string, limit: number) => (await runtime.runPromise(search({ query, limit, track: false }))).hits.map((h) => h.ref),
+        close: async () => {
+          await runtime.dispose()
+          rmSync(home, { recursive: true, force: true })
+        }
+      }
+    }
+    const result: Record<string, unknown> = {}
+    if (hasSharedBench()) {
+      const golden = fixtureCopy("curate-golden")
+      const g = await mount(golden.dir, "akm")
+      try {
+        result.curateGoldenSearch = (await runCurateGolden(g.refs)).mean
+        result.curateGoldenCurate = (await runCurateGolden(async (task, limit) =>
+          (await g.runtime.runPromise(curate({ task, limit, track: false }))).items.map((i) => i.ref))).mean
+      } finally {
+        await g.close()
+        golden.remove()
+      }
+      const baseline = fixtureCopy("ranking-baseline")
+      const b = await mount(baseline.dir, "akm")
+      try {
+        const report = await runRankingBaseline(async (query, limit) => (await b.runtime.runPromise(search({ query, limit, track: false }))).hits)
+        result.rankingBaseline = { passed: report.passed, total: report.total, failures: report.failures }
+      } finally {
+        await b.close()
+        baseline.remove()
+      }
+    }
+    const nl = naturalLanguageSet()
+    if (existsSync(nl.library)) {
+      const n = await mount(nl.library, "akm")
+      try {
+        result.naturalLanguage = await nl.run(n.refs)
+      } finally {
+        await n.close()
+      }
+    }
+    return result
+  }
+}
+
+const [, , name, json] = process.argv
+const step = name === undefined ? undefined : steps[name]
+if (step === undefined) {
+  process.stderr.write(`usage: driver <${Object.keys(steps).join("|")}> '{json options}'\n`)
+  process.exit(2)
+}
+step(JSON.parse(json ?? "{}") as Record<string, unknown>).then(
+  (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`)
+    process.exit(1)
+  }
+)

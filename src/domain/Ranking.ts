@@ -1,0 +1,179 @@
+/**
+ * How search ranks (spec 04 §3 step 4): the ONE table of ranking constants and
+ * the arithmetic over them. Pure; the search program measures the features,
+ * this file turns them into a score. Every constant says which benchmark case
+ * motivates it: `curate-golden/<query id>` and `ranking-baseline/<assertion
+ * id>` in ../shared/bench, `nl/<case>` in test/fixtures/search-quality (the
+ * natural-language set: partial word overlap, decoys sharing a name,
+ * superseded twins). docs/search.md explains the table for users.
+ */
+
+import { decayed, UTILITY_PRIOR } from "./Utility.js"
+
+export const RANKING = {
+  /**
+   * Base score = RELEVANCE · (bm25 / best bm25 among the candidates) +
+   * COVERAGE · (IDF-weighted share of the query's words the item contains).
+   * bm25 alone lets one word in a name outrank an item that answers the whole
+   * question (nl/leaked-password against the `rotate-logs` and
+   * `password-policy` decoys; curate-golden/code-review "review my code for
+   * bugs and quality"). With a single word the coverage is that of every
+   * candidate, so the score follows relevance (MatchFeatures.measure).
+   */
+  relevance: 0.55,
+  coverage: 0.45,
+
+  /** Whole query equals the item's name: ranking-baseline a06/a08–a11, o05 (an exact name scores 1.0 and ranks first). */
+  exactName: 0.5,
+  /** Whole query equals an alias or a tag: ranking-baseline a12 (`kube` → k8s-deploy via aliases). */
+  exactAlias: 0.3,
+  /**
+   * Times the share of the query's words found in the name: a skill named
+   * `svelte-components` above its own reference pages for "svelte component"
+   * (ranking-baseline a04/a05), `docker-homelab` for "docker homelab" (a01).
+   */
+  nameCoverage: 0.15,
+  /** Times the share of the query's words that equal a tag: ranking-baseline a25 ("homelab" is a tag of docker-homelab). */
+  tagMatch: 0.06,
+  /**
+   * Actionable types (skill, command, workflow, agent) get a small prior over
+   * reference text: ranking-baseline o01–o03 ("code review", "deploy",
+   * "review" rank a skill/command/agent above knowledge docs).
+   */
+  actionableType: 0.05,
+  actionableTypes: ["skill", "command", "workflow", "agent"] as ReadonlyArray<string>,
+  /** `quality: curated` frontmatter: ranking-baseline a22 ("kubernetes deploy" reports the curated boost). */
+  curated: 0.03,
+
+  /**
+   * Utility learned from usage and feedback (spec 04 §6, domain/Utility.ts),
+   * in [0, 1] with 0.5 neutral, decayed toward 0.5 for the time since it was
+   * learned, multiplies the score by at most 1 ± UTILITY_RANGE: a well-used
+   * item moves up among near ties, never past a clearly better match
+   * (test/programs/search.test.ts "utility reorders near ties only").
+   */
+  utilityRange: 0.1,
+
+  /**
+   * Replaced knowledge (belief superseded/contradicted/archived, or a
+   * `supersededBy`) keeps at most HISTORICAL_FACTOR of its score and never
+   * more than HISTORICAL_CEILING: under `--belief all`, or when the successor
+   * is not in the index, the current item still ranks first even when the old
+   * text matches the query better (nl/prod-down and nl/ci-api-keys, the
+   * superseded twins; test/programs/search.test.ts "current belief hides a
+   * superseded twin").
+   */
+  historicalFactor: 0.5,
+  historicalCeiling: 0.45,
+  /**
+   * Deprecated items (belief `deprecated`, OKF `status: deprecated`) rank
+   * below current ones on the same words but are still found when asked for
+   * (nl/slow-pipeline: the deprecated Jenkins page is a decoy; nl/jenkins-syntax:
+   * it is the answer).
+   */
+  deprecatedFactor: 0.6,
+  deprecatedCeiling: 0.6,
+  /**
+   * Past `staleAfter`/`expires`, or OKF `status: stale`: still found, a little
+   * lower than a current twin (test/programs/search.test.ts "an expired item
+   * ranks below its current twin").
+   */
+  staleFactor: 0.85
+} as const
+
+export type BeliefClass = "current" | "deprecated" | "historical"
+
+/** What the search program measures for one candidate. */
+export interface RankingFeatures {
+  /** bm25 relative to the best candidate, in (0, 1]. */
+  readonly relevance: number
+  /** IDF-weighted share of the query groups the item contains, in [0, 1]. */
+  readonly coverage: number
+  readonly exactName: boolean
+  readonly exactAlias: boolean
+  /** Share of query groups whose words all appear in the name, in [0, 1]. */
+  readonly nameCoverage: number
+  /** Share of query groups equal to one of the item's tags, in [0, 1]. */
+  readonly tagMatch: number
+  readonly type?: string | undefined
+  readonly quality?: string | undefined
+  /** Utility in [0, 1] and the age of that value in milliseconds. */
+  readonly utility?: { readonly value: number; readonly ageMs: number } | undefined
+  readonly belief: BeliefClass
+  readonly stale: boolean
+}
+
+export interface Ranked {
+  /** Orders the list (unbounded above, so exact matches still compare among themselves). */
+  readonly raw: number
+  /** What users see: raw clamped to [0, 1]. */
+  readonly score: number
+  /** Ranking signals that applied, for the hit's `why`. */
+  readonly signals: ReadonlyArray<string>
+}
+
+const clamp01 = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0)
+
+/** The utility multiplier: 1 ± utilityRange at the extremes, 1 for the prior (0.5) or evidence decayed to it. */
+export const utilityFactor = (utility: { readonly value: number; readonly ageMs: number }): number =>
+  1 + RANKING.utilityRange * 2 * (clamp01(decayed(clamp01(utility.value), utility.ageMs)) - UTILITY_PRIOR)
+
+/** One candidate's score from its features, with the signals that applied. */
+export const rank = (f: RankingFeatures): Ranked => {
+  const signals: Array<string> = []
+  let raw = RANKING.relevance * clamp01(f.relevance) + RANKING.coverage * clamp01(f.coverage)
+  if (f.exactName) {
+    raw += RANKING.exactName
+    signals.push("exact-name")
+  } else if (f.exactAlias) {
+    raw += RANKING.exactAlias
+    signals.push("exact-alias")
+  }
+  raw += RANKING.nameCoverage * clamp01(f.nameCoverage)
+  raw += RANKING.tagMatch * clamp01(f.tagMatch)
+  if (f.type !== undefined && RANKING.actionableTypes.includes(f.type)) {
+    raw += RANKING.actionableType
+    signals.push(`type:${f.type}`)
+  }
+  if (f.quality === "curated") {
+    raw += RANKING.curated
+    signals.push("quality:curated")
+  }
+  if (f.utility !== undefined) {
+    const factor = utilityFactor(f.utility)
+    raw *= factor
+    if (factor !== 1) signals.push(factor > 1 ? "utility:+" : "utility:-")
+  }
+  if (f.belief === "historical") {
+    raw = Math.min(raw * RANKING.historicalFactor, RANKING.historicalCeiling)
+    signals.push("belief:historical")
+  } else if (f.belief === "deprecated") {
+    raw = Math.min(raw * RANKING.deprecatedFactor, RANKING.deprecatedCeiling)
+    signals.push("deprecated")
+  }
+  if (f.stale) {
+    raw *= RANKING.staleFactor
+    signals.push("stale")
+  }
+  return { raw, score: clamp01(raw), signals }
+}
+
+/** Hits in rank order: higher raw first, ties broken by ref (spec 04 §3 step 6). */
+export const compareRanked = (a: { readonly raw: number; readonly ref: string }, b: { readonly raw: number; readonly ref: string }): number =>
+  b.raw - a.raw || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0)
+
+/** Reciprocal-rank fusion's damping constant (the common k = 60): hybrid search only (R-SRCH-4). */
+export const RRF_K = 60
+
+/**
+ * Orders the union of several ranked lists of refs by Σ 1/(RRF_K + rank):
+ * how lexical and semantic candidates combine (R-SRCH-4). Ties by ref.
+ */
+export const fuseRanks = (lists: ReadonlyArray<ReadonlyArray<string>>): ReadonlyArray<string> => {
+  const fused = new Map<string, number>()
+  for (const list of lists) list.forEach((ref, i) => fused.set(ref, (fused.get(ref) ?? 0) + 1 / (RRF_K + i + 1)))
+  return [...fused].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([ref]) => ref)
+}
+
+/** IDF of a term in `df` of `n` items: always positive, so every matched word counts for something. */
+export const idf = (df: number, n: number): number => Math.log(1 + (n - df + 0.5) / (df + 0.5))

@@ -1,0 +1,36 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { Fragment } from "@effect/sql/Statement"
+import { HISTORICAL_BELIEFS, type ItemFilters } from "../../../domain/Search.js"
+
+const historicalList = HISTORICAL_BELIEFS.map((b) => `'${b}'`).join(", ")
+
+/**
+ * Replaced: a named successor is in the index and is current itself or
+ * replaced in turn (a chain ends somewhere current). Mirrors the memory
+ * layer's `isReplaced`.
+ */
+const REPLACED = `(d.superseded_by IS NOT NULL AND EXISTS (
+  SELECT 1 FROM documents s WHERE s.ref = d.superseded_by
+  AND (s.superseded_by IS NOT NULL OR s.belief_state IS NULL OR s.belief_state NOT IN (${historicalList}))))`
+
+/** `--belief historical`: replaced, withdrawn or deprecated items (isPast). */
+const PAST = `(d.superseded_by IS NOT NULL OR d.belief_state IN (${historicalList}, 'deprecated') OR d.status = 'deprecated')`
+
+/**
+ * The filters of spec 04 §3 step 5 over the documents alias `d`. Applied
+ * after the MATCH (in the outer query), never inside it: filters in the MATCH
+ * statement can make SQLite abandon the FTS index.
+ */
+export const filterClause = (sql: SqlClient.SqlClient, filters: ItemFilters): Fragment => {
+  const clauses: Array<Fragment> = []
+  if (filters.bundles !== undefined) clauses.push(filters.bundles.length === 0 ? sql.literal("0") : sql`d.bundle IN ${sql.in(filters.bundles)}`)
+  if (filters.types !== undefined) clauses.push(filters.types.length === 0 ? sql.literal("0") : sql`d.type IN ${sql.in(filters.types)}`)
+  if (filters.adapters !== undefined) clauses.push(filters.adapters.length === 0 ? sql.literal("0") : sql`d.adapter IN ${sql.in(filters.adapters)}`)
+  if (!filters.includeProposed) clauses.push(sql.literal("(d.quality IS NULL OR d.quality <> 'proposed')"))
+  for (const [key, value] of Object.entries(filters.scope ?? {})) {
+    clauses.push(sql`EXISTS (SELECT 1 FROM json_each(d.scope) j WHERE j.key = ${key} AND j.value = ${value})`)
+  }
+  if (filters.belief === "current") clauses.push(sql.literal(`NOT ${REPLACED}`))
+  else if (filters.belief === "historical") clauses.push(sql.literal(PAST))
+  return sql.and(clauses)
+}

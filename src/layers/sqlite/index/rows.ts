@@ -1,0 +1,118 @@
+import { createHash } from "node:crypto"
+import type { IndexDocument } from "../../../domain/IndexDocument.js"
+import { qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS } from "../../../domain/Search.js"
+import type { IndexedItem } from "../../../services/IndexStore.js"
+
+/** Lists stored in one text column; tags and aliases never contain a newline (they are normalised). */
+const SEPARATOR = "\n"
+const joinList = (values: ReadonlyArray<string> | undefined): string => (values ?? []).join(SEPARATOR)
+const splitList = (text: string): ReadonlyArray<string> => (text === "" ? [] : text.split(SEPARATOR))
+
+/** A document as the columns of `documents` (without the row id) and its JSON for `document_json`. */
+export const documentColumns = (doc: IndexDocument) => {
+  const json = JSON.stringify(doc)
+  const columns = {
+    ref: doc.ref,
+    bundle: doc.bundle,
+    concept_id: doc.conceptId,
+    adapter: doc.adapter,
+    type: doc.type ?? null,
+    name: doc.name,
+    description: doc.description ?? null,
+    tags: joinList(doc.tags),
+    aliases: joinList(doc.aliases),
+    hints: joinList(doc.hints?.map((h) => h.replaceAll(SEPARATOR, " "))),
+    quality: doc.quality ?? null,
+    belief_state: doc.beliefState ?? null,
+    superseded_by: doc.supersededBy === undefined ? null : qualifyRef(doc.bundle, doc.supersededBy),
+    status: doc.status ?? null,
+    stale_after: doc.staleAfter ?? null,
+    pinned: doc.pinned === true ? 1 : 0,
+    scope: doc.scope === undefined ? null : JSON.stringify(doc.scope),
+    path: doc.path,
+    hash: doc.hash,
+    bytes: doc.bytes,
+    digest: createHash("sha1").update(json).digest("base64")
+  }
+  return { columns, json }
+}
+export type DocumentColumns = ReturnType<typeof documentColumns>["columns"]
+
+/** The rows of the two full-text tables for a document stored under `id`. */
+export const fullTextRows = (id: number, doc: IndexDocument) => {
+  const f = searchFields(doc)
+  return {
+    words: { rowid: id, name: f.name, description: f.description, tags: f.tags, hints: f.hints, content: f.content },
+    trigram: { rowid: id, name: f.name, description: f.description, tags: f.tags, content: f.content.slice(0, TRIGRAM_CONTENT_CHARS) }
+  }
+}
+
+/** The columns search reads, aliased to IndexedItem's names. */
+export const ITEM_COLUMNS = `d.ref AS ref, d.bundle AS bundle, d.concept_id AS conceptId, d.adapter AS adapter, d.type AS type, d.name AS name,
+  d.description AS description, d.tags AS tags, d.aliases AS aliases, d.hints AS hints, d.quality AS quality, d.belief_state AS beliefState,
+  d.superseded_by AS supersededBy, d.status AS status, d.stale_after AS staleAfter, d.pinned AS pinned, d.path AS path, d.hash AS hash,
+  d.bytes AS bytes, t.tokens AS tokens, f.utility AS utility, f.updated_at AS utilityAt, b.writable AS editable`
+
+/** The joins ITEM_COLUMNS needs: cached token counts by content hash, ranking features by ref, the bundle's writability. */
+export const ITEM_JOINS = "LEFT JOIN token_counts t ON t.hash = d.hash LEFT JOIN ranking_features f ON f.ref = d.ref LEFT JOIN bundles b ON b.name = d.bundle"
+
+export interface ItemRow {
+  readonly ref: string
+  readonly bundle: string
+  readonly conceptId: string
+  readonly adapter: string
+  readonly type: string | null
+  readonly name: string
+  readonly description: string | null
+  readonly tags: string
+  readonly aliases: string
+  readonly hints: string
+  readonly quality: string | null
+  readonly beliefState: string | null
+  readonly supersededBy: string | null
+  readonly status: string | null
+  readonly staleAfter: string | null
+  readonly pinned: number
+  readonly path: string
+  readonly hash: string
+  readonly bytes: number
+  readonly tokens: number | null
+  readonly utility: number | null
+  readonly utilityAt: string | null
+  readonly editable: number | null
+}
+
+const opt = <A>(value: A | null): A | undefined => (value === null ? undefined : value)
+
+export const itemFromRow = (row: ItemRow): IndexedItem => ({
+  ref: row.ref,
+  bundle: row.bundle,
+  conceptId: row.conceptId,
+  adapter: row.adapter,
+  type: opt(row.type),
+  name: row.name,
+  description: opt(row.description),
+  tags: splitList(row.tags),
+  aliases: splitList(row.aliases),
+  hints: splitList(row.hints),
+  quality: opt(row.quality),
+  beliefState: opt(row.beliefState),
+  supersededBy: opt(row.supersededBy),
+  status: opt(row.status),
+  staleAfter: opt(row.staleAfter),
+  pinned: row.pinned === 1,
+  editable: row.editable === 1,
+  path: row.path,
+  hash: row.hash,
+  bytes: row.bytes,
+  tokens: opt(row.tokens),
+  utility: row.utility === null || row.utilityAt === null ? undefined : { value: row.utility, at: row.utilityAt }
+})
+
+/** Splits rows into batches that stay under SQLite's bound-parameter limit (32766). */
+export const batches = <A extends object>(rows: ReadonlyArray<A>, columns: number): ReadonlyArray<ReadonlyArray<A>> => {
+  const size = Math.max(1, Math.floor(30_000 / Math.max(1, columns)))
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size))
+  return out
+}

@@ -1,0 +1,217 @@
+import { Clock, Effect, Option } from "effect"
+import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
+import { countBySeverity, type Diagnostic } from "../domain/Diagnostic.js"
+import type { IndexDocument, PersistSummary } from "../domain/IndexDocument.js"
+import { BundleFiles } from "../services/BundleFiles.js"
+import { IndexStore, type BundleManifest, type DiagnosticCounts } from "../services/IndexStore.js"
+import { Progress } from "../services/Progress.js"
+import { UsageLog } from "../services/UsageLog.js"
+import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { bundleNotFound } from "./bundle/show.js"
+import { resolveBundle, scanWith } from "./scan.js"
+
+export interface IndexInput {
+  /** One bundle; default every configured bundle. */
+  readonly bundle?: string | undefined
+  /** Rescan every bundle, ignoring the manifest. */
+  readonly full?: boolean | undefined
+  /** Report what would change; write nothing. */
+  readonly dryRun?: boolean | undefined
+}
+
+/**
+ * indexed: rescanned and persisted; unchanged: every file as the manifest
+ * recorded it, nothing read; stale: the old rows are kept (missing or
+ * unreadable root, failed scan); planned: what --dry-run would write.
+ */
+export type BundleIndexStatus = "indexed" | "unchanged" | "stale" | "planned"
+
+export interface BundleIndexReport extends PersistSummary {
+  readonly adapter: string | null
+  readonly status: BundleIndexStatus
+  /** Why the bundle was rescanned, or why its rows are stale. */
+  readonly reason?: string | undefined
+  /** Files the walk found. */
+  readonly files: number
+  /** Findings of this scan (unchanged bundles: of the scan that produced their rows). */
+  readonly diagnostics: DiagnosticCounts
+  readonly durationMs: number
+}
+
+export interface IndexTotals {
+  readonly added: number
+  readonly updated: number
+  readonly removed: number
+  readonly unchanged: number
+  /** Items in the index for these bundles after the run. */
+  readonly items: number
+  readonly diagnostics: DiagnosticCounts
+}
+
+export interface IndexResult {
+  readonly bundles: ReadonlyArray<BundleIndexReport>
+  /** Bundles that were in the index but are no longer configured; their rows were deleted. */
+  readonly removedBundles: ReadonlyArray<string>
+  readonly totals: IndexTotals
+  readonly dryRun: boolean
+  readonly durationMs: number
+}
+
+const NO_DIAGNOSTICS: DiagnosticCounts = { error: 0, warning: 0, info: 0 }
+
+const sameFile = (a: FileMeta, b: { readonly path: string; readonly size: number; readonly mtimeMs: number }) => a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs
+
+/**
+ * Why a bundle must be rescanned, or undefined when the walk matches the
+ * manifest exactly (same adapter and version, same paths, sizes and mtimes).
+ * Reuse is per bundle: any change rescans the whole bundle, so changed
+ * coupling files (a wiki's schema.md, .gitignore) and adapter upgrades need no
+ * special case (R-IDX-2).
+ */
+export const rescanReason = (manifest: BundleManifest | undefined, adapter: BundleAdapter, writable: boolean, files: ReadonlyArray<FileMeta>, full: boolean): string | undefined => {
+  if (full) return "--full"
+  if (manifest === undefined) return "not indexed yet"
+  if (manifest.staleReason !== undefined) return `stale: ${manifest.staleReason}`
+  if (manifest.adapter.id !== adapter.id || manifest.adapter.version !== adapter.version) return `adapter ${manifest.adapter.id}@${manifest.adapter.version} → ${adapter.id}@${adapter.version}`
+  if (manifest.writable !== writable) return writable ? "became writable" : "became read-only"
+  const changed = (adapter.couplingFiles ?? []).find((coupling) => {
+    const before = manifest.files.find((f) => f.path === coupling)
+    const now = files.find((f) => f.path === coupling)
+    return before === undefined ? now !== undefined : now === undefined || !sameFile(now, before)
+  })
+  if (changed !== undefined) return `coupling file ${changed} changed`
+  if (files.length !== manifest.files.length || files.some((f, i) => !sameFile(f, manifest.files[i]!))) return "files changed"
+  return undefined
+}
+
+/** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash. */
+const manifestFiles = (root: string, files: ReadonlyArray<FileMeta>, documents: ReadonlyArray<IndexDocument>) => {
+  const single = new Map(documents.filter((d) => d.files.length === 1).map((d) => [d.files[0]!, d.hash] as const))
+  const prefix = root.endsWith("/") ? root : `${root}/`
+  return files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, hash: single.get(`${prefix}${f.path}`) }))
+}
+
+const reasonOf = (error: { readonly message: string }): string => error.message
+
+/** One bundle: walk (stat only) → compare with the manifest → skip, or scan and persist in one transaction. */
+const indexBundle = (name: string, input: IndexInput, now: string) =>
+  Effect.gen(function* () {
+    const started = yield* Clock.currentTimeMillis
+    const store = yield* IndexStore
+    const files = yield* BundleFiles
+    const progress = yield* Progress
+    const dryRun = input.dryRun === true
+    const task = `index ${name}`
+    const elapsed = Effect.map(Clock.currentTimeMillis, (t) => t - started)
+    const manifest = yield* store.manifest(name)
+    const counts = yield* store.counts
+    const kept = { bundle: name, added: 0, updated: 0, removed: 0, unchanged: counts[name] ?? 0 }
+
+    const stale = (adapter: string | null, reason: string, walked = 0) =>
+      Effect.gen(function* () {
+        if (!dryRun) yield* store.markStale(name, reason)
+        yield* progress.warn(`warning: ${name}: ${reason}; its ${kept.unchanged} indexed items are kept (stale)`)
+        return { ...kept, adapter, status: "stale", reason, files: walked, diagnostics: manifest?.diagnostics ?? NO_DIAGNOSTICS, durationMs: yield* elapsed } satisfies BundleIndexReport
+      })
+
+    const resolved = yield* Effect.either(resolveBundle(name))
+    if (resolved._tag === "Left") return yield* stale(null, reasonOf(resolved.left))
+    const { info, adapter } = resolved.right
+    yield* progress.update(task, 0)
+    const rootUnreadable = (diagnostics: ReadonlyArray<Diagnostic>) => diagnostics.find((d) => d.code === "unreadable-directory" && d.path === ".")
+    // With no manifest and no rows there is nothing to compare: the scan's own walk is the only one.
+    const firstRun = manifest === undefined && kept.unchanged === 0
+    let reason = input.full === true ? "--full" : "not indexed yet"
+    if (!firstRun) {
+      const walked = yield* Effect.either(files.walk(info.root, { includeHidden: adapter.includeHidden ?? false }))
+      if (walked._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${walked.left.reason}`)
+      // An unreadable root lists no files; that is not an empty bundle (R-IDX-3).
+      const unreadable = rootUnreadable(walked.right.diagnostics)
+      if (unreadable !== undefined) return yield* stale(adapter.id, `cannot read ${info.root}: ${unreadable.message}`)
+      const why = rescanReason(manifest, adapter, info.writable, walked.right.files, input.full === true)
+      if (why === undefined) {
+        yield* progress.done(task, "unchanged")
+        return { ...kept, adapter: adapter.id, status: "unchanged", files: walked.right.files.length, diagnostics: manifest?.diagnostics ?? NO_DIAGNOSTICS, durationMs: yield* elapsed } satisfies BundleIndexReport
+      }
+      reason = why
+      yield* progress.update(task, 0, walked.right.files.length)
+    }
+
+    const scanned = yield* Effect.either(scanWith(info, adapter))
+    if (scanned._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${scanned.left.reason}`)
+    const scan = scanned.right
+    const diagnostics = countBySeverity(scan.diagnostics)
+    const unreadable = rootUnreadable(scan.diagnostics)
+    if (unreadable !== undefined) return yield* stale(adapter.id, `cannot read ${info.root}: ${unreadable.message}`)
+    if (!scan.complete) {
+      const failure = scan.diagnostics.find((d) => d.code === "adapter-failed")?.message ?? "the scan failed"
+      return yield* stale(adapter.id, failure, scan.files.length)
+    }
+    const summary = dryRun
+      ? yield* store.diff(name, scan.documents)
+      : yield* store.persist(name, scan.documents, {
+        adapter: { id: adapter.id, version: adapter.version },
+        indexedAt: now,
+        files: manifestFiles(info.root, scan.files, scan.documents),
+        writable: info.writable,
+        diagnostics
+      })
+    yield* progress.done(task, `${scan.documents.length} items, ${scan.diagnostics.length} diagnostics`)
+    return { ...summary, adapter: adapter.id, status: dryRun ? "planned" : "indexed", reason, files: scan.files.length, diagnostics, durationMs: yield* elapsed } satisfies BundleIndexReport
+  })
+
+const sum = (reports: ReadonlyArray<BundleIndexReport>): IndexTotals => {
+  const totals = { added: 0, updated: 0, removed: 0, unchanged: 0, items: 0, diagnostics: { error: 0, warning: 0, info: 0 } }
+  for (const r of reports) {
+    totals.added += r.added
+    totals.updated += r.updated
+    totals.removed += r.removed
+    totals.unchanged += r.unchanged
+    totals.items += r.added + r.updated + r.unchanged
+    totals.diagnostics.error += r.diagnostics.error
+    totals.diagnostics.warning += r.diagnostics.warning
+    totals.diagnostics.info += r.diagnostics.info
+  }
+  return totals
+}
+
+/**
+ * `akm index [--bundle B] [--full] [--dry-run]` (spec 04 §2): brings index.db
+ * up to date with every configured bundle. Read-only with respect to bundles
+ * (R-IDX-1), incremental through the manifest (R-IDX-2), one transaction per
+ * bundle with failure isolation (R-IDX-3), one writer at a time (R-IDX-6).
+ * Utilities are copied from state.db so search needs no join (spec 04 §6).
+ */
+export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}) {
+  const started = yield* Clock.currentTimeMillis
+  const workspace = yield* WorkspaceConfig
+  const store = yield* IndexStore
+  const config = yield* workspace.read
+  const configured = Object.keys(config.bundles)
+  if (input.bundle !== undefined && !configured.includes(input.bundle)) return yield* bundleNotFound(input.bundle, configured)
+  const dryRun = input.dryRun === true
+
+  const run = Effect.gen(function* () {
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const names = input.bundle === undefined ? configured : [input.bundle]
+    const reports: Array<BundleIndexReport> = []
+    for (const name of names) reports.push(yield* indexBundle(name, input, now))
+    // Rows of bundles no longer configured (config edited by hand, an interrupted remove) go on a whole run.
+    const orphans = input.bundle === undefined ? (yield* store.bundles).map((b) => b.bundle).filter((b) => !configured.includes(b)) : []
+    if (!dryRun) {
+      for (const orphan of orphans) yield* store.removeBundle(orphan)
+      const usage = yield* Effect.serviceOption(UsageLog)
+      if (Option.isSome(usage)) yield* store.replaceUtilities(yield* usage.value.utilities, now)
+      if (input.bundle === undefined) yield* store.recordIndexRun(now)
+    }
+    return { reports, orphans }
+  })
+  const { reports, orphans } = yield* (dryRun ? run : store.withWriteLease(run))
+  return {
+    bundles: reports,
+    removedBundles: orphans,
+    totals: sum(reports),
+    dryRun,
+    durationMs: (yield* Clock.currentTimeMillis) - started
+  } satisfies IndexResult
+})

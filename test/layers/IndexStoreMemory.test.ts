@@ -1,4 +1,0 @@
-import { IndexStoreMemory } from "../../src/layers/memory/IndexStoreMemory.js"
-import { indexStoreContract } from "../services/IndexStore.contract.js"
-
-indexStoreContract("memory", IndexStoreMemory)

@@ -1,0 +1,4 @@
+import { IndexStoreMiniSearch } from "../../src/layers/memory/IndexStoreMiniSearch.js"
+import { indexStoreContract } from "../services/IndexStore.contract.js"
+
+indexStoreContract("minisearch", IndexStoreMiniSearch)
