@@ -113,6 +113,31 @@ export const bundleFiles = (ctx: ValidateContext): FileSet => {
   return made
 }
 
+const filesByDirectory = new WeakMap<ReadonlyArray<FileMeta>, Map<string, Array<string>>>()
+
+/**
+ * Files under a directory, from an index built once per file list: looking
+ * them up by scanning every file for every skill document made indexing
+ * quadratic in bundle size.
+ */
+export const filesUnder = (ctx: ValidateContext, dir: string): ReadonlyArray<string> => {
+  let index = filesByDirectory.get(ctx.files)
+  if (index === undefined) {
+    index = new Map()
+    for (const file of ctx.files) {
+      const parts = file.path.split("/")
+      for (let depth = 1; depth < parts.length; depth++) {
+        const prefix = parts.slice(0, depth).join("/")
+        const list = index.get(prefix)
+        if (list === undefined) index.set(prefix, [file.path])
+        else list.push(file.path)
+      }
+    }
+    filesByDirectory.set(ctx.files, index)
+  }
+  return index.get(dir) ?? []
+}
+
 export const danglingDiagnostics = (book: RuleBook, path: string, references: ReadonlyArray<FileReference>): ReadonlyArray<Diagnostic> =>
   references.filter((r) => !r.exists).flatMap((r) => book.report("dangling-link", path, `${r.target} points at ${r.path}, which does not exist`, { line: r.line }))
 

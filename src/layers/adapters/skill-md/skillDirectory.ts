@@ -8,7 +8,7 @@ import { frontmatterDiagnostics, readMarkdown, shortParagraph } from "../core/Ma
 import { basenameOf, isMarkdownPath, withoutMarkdownExtension } from "../core/Paths.js"
 import { makeProjection, metadataHints, nameFromFile, uniqueSorted } from "../core/Projection.js"
 import type { RuleBook } from "../core/RuleBook.js"
-import { bundleFiles, danglingDiagnostics, resolvedLinks, skillFileReferences } from "./fileReferences.js"
+import { bundleFiles, danglingDiagnostics, filesUnder, resolvedLinks, skillFileReferences } from "./fileReferences.js"
 import { checkSkillMd } from "./SkillMd.js"
 
 /**
@@ -158,7 +158,7 @@ export const projectReference = (item: ItemPlan, ctx: ValidateContext, options: 
       links: scan.links,
       codeSpans: scan.codeSpans,
       files: bundleFiles(ctx),
-      skillFiles: ctx.files.map((f) => f.path).filter((p) => p.startsWith(`${skillDir}/`))
+      skillFiles: filesUnder(ctx, skillDir)
     })
     diagnostics.push(...danglingDiagnostics(options.book, path, references))
     const projection = makeProjection(
