@@ -2,15 +2,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Schedule } from "effect"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
+import { isProcessAlive as isAlive } from "./processAlive.js"
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** Takes the lock file or fails with "busy"; a holder whose process is gone is stale and replaced. */
 const tryAcquire = (file: string) =>

@@ -4,6 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Duration, Effect, Schedule } from "effect"
 import { WorkspaceUnavailable } from "../../../domain/Errors.js"
+import { isProcessAlive as isAlive } from "../processAlive.js"
 
 /**
  * The workspace mutation lease (spec 05 §2 step 3, R-TX-4): one
@@ -34,14 +35,6 @@ const BREAKER_STALE_MILLIS = 30_000
 /** An empty or torn lease file this old was left by a writer that died between create and write. */
 const TORN_STALE_MILLIS = 5_000
 
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 const readLease = (file: string): { record: LeaseRecord | undefined; mtimeMs: number } | undefined => {
   let text: string
