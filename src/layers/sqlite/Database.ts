@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Schedule, Scope } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseTooNew, WorkspaceUnavailable } from "../../domain/Errors.js"
@@ -58,10 +58,11 @@ export const openDatabase = (spec: DatabaseSpec): Effect.Effect<SqlClient.SqlCli
       })
     }
     if (recorded.length < known.length) {
-      yield* runMigrations(spec.migrations).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql),
-        // Two processes opening a new workspace at once: the loser retries and finds the work done.
-        Effect.retry({ times: 5 }),
+      // Under BEGIN IMMEDIATE (the migrator's own transaction becomes a savepoint):
+      // two processes opening a new workspace at once queue on busy_timeout
+      // instead of failing on a lock upgrade; the second finds the work done.
+      yield* immediateTransaction(sql, runMigrations(spec.migrations).pipe(Effect.provideService(SqlClient.SqlClient, sql))).pipe(
+        Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 20 }),
         Effect.mapError(unavailable)
       )
     }
