@@ -41,7 +41,10 @@ export const openDatabase = (spec: DatabaseSpec): Effect.Effect<SqlClient.SqlCli
     const sql = yield* SqliteClient.make({ filename: spec.filename }).pipe(
       Effect.provide(Reactivity.layer),
       // better-sqlite3 throws while opening (missing directory, not a database): the workspace's fault, not a defect.
-      Effect.catchAllDefect((defect) => Effect.fail(unavailable(defect)))
+      Effect.catchAllDefect((defect) => Effect.fail(unavailable(defect))),
+      // Switching a new file to WAL needs a moment of exclusive access and does not wait on
+      // busy_timeout: a second process opening the same new db retries instead of failing.
+      Effect.retry({ while: (error) => /locked|busy/i.test(error.reason), schedule: Schedule.spaced("50 millis"), times: 100 })
     )
     yield* sql.unsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).raw.pipe(Effect.mapError(unavailable))
     yield* sql.unsafe("PRAGMA foreign_keys = ON").raw.pipe(Effect.mapError(unavailable))
