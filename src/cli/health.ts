@@ -2,7 +2,7 @@ import * as Command from "@effect/cli/Command"
 import { health, type HealthResult } from "../programs/health.js"
 import { ExitCode } from "./exitCodes.js"
 import { globalOptions } from "./options.js"
-import { formatBytes, table, type View } from "./render.js"
+import { escapeHtml, formatBytes, htmlPage, table, type View } from "./render.js"
 import { runCommand } from "./run.js"
 
 export const healthView: View<HealthResult> = {
@@ -28,9 +28,28 @@ export const healthView: View<HealthResult> = {
         ? `${s.green("✓")} nothing needs attention`
         : [`${s.yellow("!")} ${r.attention.length} thing${r.attention.length === 1 ? " needs" : "s need"} attention:`, ...r.attention.map((a) => `  - ${a.message} ${s.dim(`(${a.hint})`)}`)].join("\n")
     ].join("\n"),
+  html: (r) => {
+    const cell = (text: string, cls = "") => `<td${cls === "" ? "" : ` class="${cls}"`}>${escapeHtml(text)}</td>`
+    const status = (b: HealthResult["bundles"][number]) =>
+      b.stale !== null ? cell("stale", "warn") : b.refresh.overdue ? cell("refresh overdue", "warn") : b.indexedAt === null ? cell("not indexed", "warn") : cell("ok", "ok")
+    return htmlPage(
+      "akm health",
+      [
+        "<h1>akm health</h1>",
+        r.ok ? `<p class="ok">✓ nothing needs attention</p>` : `<p class="warn">${r.attention.length} thing(s) need attention</p><ul>${r.attention.map((a) => `<li>${escapeHtml(a.message)} — ${escapeHtml(a.hint)}</li>`).join("")}</ul>`,
+        "<h2>Bundles</h2>",
+        `<table><tr><th>bundle</th><th>adapter</th><th>items</th><th>indexed</th><th>errors</th><th>warnings</th><th>status</th></tr>${r.bundles
+          .map((b) => `<tr>${cell(b.bundle)}${cell(b.adapter ?? "-")}${cell(String(b.items))}${cell(b.indexedAt ?? "never")}${cell(String(b.diagnostics?.error ?? 0))}${cell(String(b.diagnostics?.warning ?? 0))}${status(b)}</tr>`)
+          .join("")}</table>`,
+        "<h2>Databases</h2>",
+        `<table>${r.databases.map((d) => `<tr>${cell(d.name)}${cell(d.bytes === null ? "missing" : formatBytes(d.bytes))}${cell(d.path)}</tr>`).join("")}</table>`,
+        `<p>Pending proposals: ${r.proposals.pending}</p>`
+      ].join("\n")
+    )
+  },
   rows: (r) => r.bundles
 }
 
 export const healthCommand = Command.make("health", { ...globalOptions }, (o) =>
   runCommand(o, health(), healthView, (result) => (result.ok ? ExitCode.ok : ExitCode.attention))
-).pipe(Command.withDescription("Check the workspace: bundles, index freshness, database sizes, pending proposals; exits 4 when something needs attention. Example: akm health --format json"))
+).pipe(Command.withDescription("Check the workspace: bundles, index freshness, database sizes, pending proposals; exits 4 when something needs attention. Example: akm health --format html > health.html"))

@@ -1,7 +1,7 @@
 import * as Options from "@effect/cli/Options"
 import { Option } from "effect"
 
-export const FORMATS = ["text", "json", "jsonl", "yaml", "md"] as const
+export const FORMATS = ["text", "json", "jsonl", "yaml", "md", "html"] as const
 export type Format = (typeof FORMATS)[number]
 
 /**
@@ -10,7 +10,7 @@ export type Format = (typeof FORMATS)[number]
  */
 export const globalOptions = {
   format: Options.choice("format", FORMATS).pipe(
-    Options.withDescription("output format (default: text on a terminal, json otherwise)"),
+    Options.withDescription("output format: text, json, jsonl, yaml, md or html (default: text on a terminal, json otherwise)"),
     Options.optional
   ),
   quiet: Options.boolean("quiet").pipe(Options.withAlias("q"), Options.withDescription("no progress or hints on stderr")),

@@ -7,6 +7,8 @@ export interface View<A> {
   readonly text: (value: A, style: Style) => string
   /** Markdown; falls back to the text view. */
   readonly md?: (value: A) => string
+  /** A self-contained HTML page; default: the text view in a page. */
+  readonly html?: (value: A) => string
   /** The rows written one per line for jsonl; default: the whole result as one line. */
   readonly rows?: (value: A) => ReadonlyArray<unknown>
 }
@@ -43,10 +45,24 @@ export const renderResult = <A>(format: Format, value: A, view: View<A>, style: 
       return toYaml(versioned(value))
     case "md":
       return ensureNewline(view.md?.(value) ?? view.text(value, plain))
+    case "html":
+      return ensureNewline(view.html?.(value) ?? htmlPage("akm", `<pre>${escapeHtml(view.text(value, plain))}</pre>`))
     case "text":
       return ensureNewline(view.text(value, style))
   }
 }
+
+export const escapeHtml = (s: string): string =>
+  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+
+/** A self-contained page: inline styles, no scripts, no external resources. */
+export const htmlPage = (title: string, body: string): string =>
+  `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>body{font:14px/1.5 system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse}td,th{padding:.25rem .75rem;border-bottom:1px solid #ddd;text-align:left}th{color:#666;font-weight:600}.ok{color:#18794e}.warn{color:#ad5700}pre{white-space:pre-wrap}</style>
+</head><body>
+${body}
+</body></html>`
 
 /** Errors that stop a command: stdout stays empty; stderr gets the envelope (machine formats) or two lines (text). */
 export const renderError = (format: Format, report: ErrorReport, style: Style): string =>

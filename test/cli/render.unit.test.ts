@@ -80,3 +80,13 @@ describe("global options before the command", () => {
     expect(hoistGlobalOptions(["--format", "json"])).toEqual(["--format", "json"])
   })
 })
+
+describe("html", () => {
+  it("uses the html view, else the text view escaped in a self-contained page", () => {
+    const page = renderResult("html", value, { text: () => "<a> & b" }, plain)
+    expect(page).toMatch(/^<!doctype html>/)
+    expect(page).toContain("<pre>&lt;a&gt; &amp; b</pre>")
+    expect(page).not.toMatch(/<script|<link|src=/)
+    expect(renderResult("html", value, { text: () => "", html: () => "<p>own</p>" }, plain)).toBe("<p>own</p>\n")
+  })
+})
