@@ -144,7 +144,7 @@ export const scanWith = (info: BundleInfo, adapter: BundleAdapter) =>
         continue
       }
       diagnostics.push(...outcome.value.diagnostics.map((d) => (d.ref === undefined ? { ...d, ref } : d)))
-      const content = yield* Effect.either(files.hash(info.root, plan.files))
+      const content = yield* Effect.either(files.hash(info.root, plan.files, ctx))
       if (Either.isLeft(content)) {
         diagnostics.push({ code: "unreadable-file", severity: "warning", path: primary, ref, message: `${content.left.reason}; the item is not indexed` })
         continue

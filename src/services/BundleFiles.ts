@@ -38,5 +38,9 @@ export class BundleFiles extends Context.Tag("akm/BundleFiles")<BundleFiles, {
    */
   readonly readText: (root: string, path: string) => Effect.Effect<string, FileUnreadable>
   /** sha256 over the bytes of the given files (in the given order) and their total size. */
-  readonly hash: (root: string, paths: ReadonlyArray<string>) => Effect.Effect<ContentHash, WorkspaceUnavailable>
+  /**
+   * With `ctx`, files that context already read are not read again: the scan
+   * hashes an item from the bytes its adapter just parsed.
+   */
+  readonly hash: (root: string, paths: ReadonlyArray<string>, ctx?: ValidateContext) => Effect.Effect<ContentHash, WorkspaceUnavailable>
 }>() {}

@@ -253,6 +253,16 @@ type Overlaid = { readonly kind: "text"; readonly bytes: Uint8Array } | { readon
 
 const encoder = new TextEncoder()
 
+interface FileDigest {
+  readonly digest: Buffer
+  readonly size: number
+}
+
+const sha256Of = (bytes: Uint8Array): Buffer => createHash("sha256").update(bytes).digest()
+
+/** Digests of the on-disk files a context has read, so hashing an item needs no second read. */
+const readDigests = new WeakMap<ValidateContext, Map<string, FileDigest>>()
+
 const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay: ReadonlyArray<FileChange> = []): ValidateContext => {
   const byPath = new Map(files.map((f) => [f.path, f] as const))
   const pending = new Map<string, Overlaid>()
@@ -269,6 +279,7 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
   }
   const listed = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   let realRoot: string | undefined
+  const digests = new Map<string, FileDigest>()
   const readText = (requested: string): Effect.Effect<string, FileUnreadable> =>
     Effect.sync(() => {
       const relative = safeRelative(requested)
@@ -281,12 +292,14 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
       const real = containedRealPath(realRoot, onDisk)
       if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
       const bytes = readBounded(real, relative, MAX_FILE_BYTES)
-      return bytes instanceof FileUnreadable ? bytes : decodeText(relative, bytes)
+      if (bytes instanceof FileUnreadable) return bytes
+      digests.set(relative, { digest: sha256Of(bytes), size: bytes.byteLength })
+      return decodeText(relative, bytes)
     }).pipe(
       Effect.catchAllDefect((cause) => Effect.succeed(new FileUnreadable(requested, "unreadable", `${requested} cannot be read: ${String(cause)}`))),
       Effect.flatMap((result) => (typeof result === "string" ? Effect.succeed(result) : Effect.fail(result)))
     )
-  return {
+  const context: ValidateContext = {
     bundle,
     files: listed,
     exists: (requested) => {
@@ -295,6 +308,8 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
     },
     readText
   }
+  readDigests.set(context, digests)
+  return context
 }
 
 /** Directory names under the root visited breadth-first in name order, bounded (R-AD-6). */
@@ -377,23 +392,35 @@ const makeProbeContext = (root: string): ProbeContext => {
 
 /**
  * One file: sha256 of its bytes (so it equals a FileChange's beforeHash).
- * Several: sha256 over each file's path, size and bytes, so moving bytes
- * between files changes the hash.
+ * Several: sha256 over each file's path, size and byte digest, so moving
+ * bytes between files changes the hash. Digests a context already took while
+ * its adapter read the files are reused instead of reading them again.
  */
-const hashFiles = (root: string, paths: ReadonlyArray<string>): ContentHash => {
-  const realRoot = fs.realpathSync(root)
-  const digest = createHash("sha256")
-  let bytes = 0
-  for (const requested of paths) {
+const hashFiles = (root: string, paths: ReadonlyArray<string>, known?: ReadonlyMap<string, FileDigest>): ContentHash => {
+  let realRoot: string | undefined
+  const digestOf = (requested: string): FileDigest & { readonly relative: string } => {
     const relative = safeRelative(requested)
+    const cached = relative === undefined ? undefined : known?.get(relative)
+    if (cached !== undefined) return { ...cached, relative: relative! }
+    realRoot ??= fs.realpathSync(root)
     const onDisk = relative === undefined ? undefined : resolveOnDisk(realRoot, relative)
     const real = onDisk === undefined ? undefined : containedRealPath(realRoot, onDisk)
     if (real === undefined) throw new Error(`${requested} is not a file inside ${root}`)
     const content = readBounded(real, requested, MAX_FILE_BYTES)
     if (content instanceof FileUnreadable) throw new Error(content.message)
-    if (paths.length > 1) digest.update(`${relative}\0${content.byteLength}\0`)
-    digest.update(content)
-    bytes += content.byteLength
+    return { digest: sha256Of(content), size: content.byteLength, relative: relative! }
+  }
+  if (paths.length === 1) {
+    const one = digestOf(paths[0]!)
+    return { hash: one.digest.toString("hex"), bytes: one.size }
+  }
+  const digest = createHash("sha256")
+  let bytes = 0
+  for (const requested of paths) {
+    const file = digestOf(requested)
+    digest.update(`${file.relative}\0${file.size}\0`)
+    digest.update(file.digest)
+    bytes += file.size
   }
   return { hash: digest.digest("hex"), bytes }
 }
@@ -426,7 +453,8 @@ export const makeBundleFiles = (): BundleFiles["Type"] =>
         const text = readContained(root, requested)
         return typeof text === "string" ? Effect.succeed(text) : Effect.fail(text)
       }),
-    hash: (root, paths) => Effect.try({ try: () => hashFiles(root, paths), catch: (cause) => unavailable(root, cause) })
+    hash: (root, paths, ctx) =>
+      Effect.try({ try: () => hashFiles(root, paths, ctx === undefined ? undefined : readDigests.get(ctx)), catch: (cause) => unavailable(root, cause) })
   })
 
 /**
