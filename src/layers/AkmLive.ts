@@ -25,7 +25,8 @@ export interface AkmLiveOptions extends PathOverrides {
  * Layer.provide / Layer.merge.
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
-  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, AdaptersBuiltIn, TransactionEngineLive.pipe(Layer.provide(AdaptersBuiltIn)), ProgressStderr(options.quiet ?? false)).pipe(
+  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, TransactionEngineLive, ProgressStderr(options.quiet ?? false)).pipe(
+    Layer.provideMerge(AdaptersBuiltIn),
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(StateDbLive),
     Layer.provideMerge(WorkspaceConfigLive(options)),

@@ -37,7 +37,8 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, AdaptersBuiltIn, TransactionEngineLive.pipe(Layer.provide(AdaptersBuiltIn)), ProgressSilent).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive, ProgressSilent).pipe(
+  Layer.provideMerge(AdaptersBuiltIn),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),
