@@ -31,7 +31,8 @@ const common = {
   platform: "node",
   target: "node20",
   // gpt-tokenizer's ranks (2.7 MB) would triple the CLI bundle that every call loads; the Tokenizer layer imports them on first count.
-  external: ["better-sqlite3", "gpt-tokenizer"],
+  // The fetch/crawl/extract libraries are only needed by bundle add/update of git, npm and website sources: loaded on use.
+  external: ["better-sqlite3", "gpt-tokenizer", "undici", "tar", "linkedom", "turndown", "@mozilla/readability"],
   minify: true,
   legalComments: "none",
   logLevel: "warning"

@@ -54,6 +54,14 @@ export const AkmConfig = Schema.Struct({
   bundles: Schema.optionalWith(Schema.Record({ key: BundleName, value: BundleConfig }), { default: () => ({}) }),
   search: Schema.optional(Schema.Struct({ limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))) })),
   website: Schema.optional(Schema.Struct({ allowHosts: Schema.optional(Schema.Array(Schema.String)) })),
+  /** The npm registry npm: sources resolve against (default https://registry.npmjs.org). */
+  npm: Schema.optional(Schema.Struct({ registry: Schema.optional(Schema.String.pipe(Schema.minLength(1))) })),
+  /** Where `akm registry search` looks (spec 02 §3); discovery only, never mixed into local search. */
+  registries: Schema.optional(Schema.Array(Schema.Struct({
+    name: Schema.String.pipe(Schema.minLength(1)),
+    kind: Schema.optional(Schema.Literal("static", "npm")),
+    url: Schema.String.pipe(Schema.minLength(1))
+  }))),
   // Sections owned by later capabilities; their own schemas validate them there.
   improve: Schema.optional(Section),
   memory: Schema.optional(Section),

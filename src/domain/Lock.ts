@@ -12,7 +12,11 @@ export const LockedBundle = Schema.Struct({
   adapter: Schema.Struct({ id: Schema.String, version: Schema.String }),
   installedAt: Schema.String,
   updatedAt: Schema.String,
-  upstream: Schema.optional(Schema.String)
+  upstream: Schema.optional(Schema.String),
+  /** The last update failed; the revision above is still the one in use (R-BUN-2, R-WEB-7). */
+  stale: Schema.optional(Schema.Struct({ since: Schema.String, reason: Schema.String })),
+  /** A website snapshot cut short by a cap (R-WEB-4). */
+  partial: Schema.optional(Schema.Boolean)
 })
 export type LockedBundle = typeof LockedBundle.Type
 

@@ -3,7 +3,7 @@ import { Layer } from "effect"
 import type { PathOverrides } from "../domain/Paths.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
-import { MaterializerLive } from "./fs/MaterializerFilesystem.js"
+import { MaterializerLive } from "./materializers/MaterializerLive.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
@@ -25,7 +25,8 @@ export interface AkmLiveOptions extends PathOverrides {
  * Layer.provide / Layer.merge.
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
-  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, TransactionEngineLive, ProgressStderr(options.quiet ?? false)).pipe(
+  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, TransactionEngineLive).pipe(
+    Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(StateDbLive),

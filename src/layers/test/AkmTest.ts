@@ -6,7 +6,7 @@ import { Effect, Layer } from "effect"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
-import { MaterializerLive } from "../fs/MaterializerFilesystem.js"
+import { MaterializerLive } from "../materializers/MaterializerLive.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
 import { TransactionEngineLive } from "../fs/TransactionEngine.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
@@ -37,7 +37,8 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive, ProgressSilent).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive).pipe(
+  Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(StateDbMemory),
