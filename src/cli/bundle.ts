@@ -6,10 +6,13 @@ import { bundleAdd } from "../programs/bundle/add.js"
 import { bundleCreate } from "../programs/bundle/create.js"
 import { bundleList } from "../programs/bundle/list.js"
 import { bundleRemove } from "../programs/bundle/remove.js"
+import { bundleRename, type BundleRenameResult } from "../programs/bundle/rename.js"
 import { bundleShow } from "../programs/bundle/show.js"
+import { bundleUpdate, type BundleUpdateResult } from "../programs/bundle/update.js"
 import type { BundleView } from "../programs/bundle/view.js"
 import { UsageError } from "../domain/Errors.js"
 import { sourceLocator } from "../domain/Source.js"
+import { bundleExportCommand } from "./bundleExport.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
 import { callerContext, runCommand } from "./run.js"
@@ -27,6 +30,8 @@ const bundleText = (b: BundleView, s: Style): string =>
     ["revision", b.revision ?? "-"],
     ["items", String(b.items)],
     ["diagnostics", `${b.diagnostics.error} errors, ${b.diagnostics.warning} warnings`],
+    ...(b.refresh === undefined ? [] : [["refresh", `every ${b.refresh}`]]),
+    ...(b.partial === true ? [["partial", s.yellow("yes — the snapshot hit a crawl limit")]] : []),
     ...(b.stale === undefined ? [] : [["stale", s.yellow(`${b.stale.reason} (since ${b.stale.since})`)]])
   ])
 
@@ -38,7 +43,13 @@ const listView: View<{ bundles: ReadonlyArray<BundleView>; defaultBundle: string
       ? "no bundles yet — add one with: akm bundle add <folder>"
       : table([
         [s.dim("NAME"), s.dim("ADAPTER"), s.dim("ITEMS"), s.dim("WRITABLE"), s.dim("SOURCE")],
-        ...r.bundles.map((b) => [`${b.name}${b.default ? "*" : ""}`, b.adapter, String(b.items), b.writable ? "yes" : "no", `${b.source.kind} ${sourceLocator(b.source)}`])
+        ...r.bundles.map((b) => [
+          `${b.name}${b.default ? "*" : ""}`,
+          b.adapter,
+          String(b.items),
+          b.writable ? "yes" : "no",
+          `${b.source.kind} ${sourceLocator(b.source)}${b.partial === true ? s.yellow(" (partial)") : ""}${b.stale === undefined ? "" : s.yellow(" (stale)")}`
+        ])
       ]),
   md: (r) =>
     ["| name | adapter | items | writable | source |", "|---|---|---|---|---|", ...r.bundles.map((b) => `| ${b.name}${b.default ? " (default)" : ""} | ${b.adapter} | ${b.items} | ${b.writable ? "yes" : "no"} | ${sourceLocator(b.source)} |`)].join("\n"),
@@ -48,11 +59,16 @@ const listView: View<{ bundles: ReadonlyArray<BundleView>; defaultBundle: string
 const add = Command.make(
   "add",
   {
-    source: Args.text({ name: "source" }).pipe(Args.withDescription("a folder (./kb, ~/notes); git, npm and website sources arrive later")),
-    name: Options.text("name").pipe(Options.withDescription("bundle name (default: the folder's name)"), Options.optional),
+    source: Args.text({ name: "source" }).pipe(Args.withDescription("a folder (./kb, ~/notes), a git URL (https://…/kb.git, github:owner/repo#ref, file:///…), npm:@scope/pkg@^2, or a website with --website")),
+    name: Options.text("name").pipe(Options.withDescription("bundle name (default: from the folder, repository, package or host)"), Options.optional),
     adapter,
     writable: Options.boolean("writable").pipe(Options.withDescription("allow akm to write to this bundle (proposals)")),
     readOnly: Options.boolean("read-only").pipe(Options.withDescription("never write to this bundle")),
+    git: Options.boolean("git").pipe(Options.withDescription("install a pinned copy of a local git checkout's committed tree instead of using the folder in place")),
+    ref: Options.text("ref").pipe(Options.withDescription("git branch, tag or commit to install (default: HEAD)"), Options.optional),
+    website: Options.boolean("website").pipe(Options.withDescription("crawl the https:// URL as a website snapshot instead of cloning it")),
+    allowInsecure: Options.boolean("allow-insecure").pipe(Options.withDescription("allow a website over plain http://")),
+    refresh: Options.text("refresh").pipe(Options.withDescription("how often `akm bundle update --due` refreshes it: 30m, 12h, 7d, 2w"), Options.optional),
     ...globalOptions
   },
   (o) =>
@@ -65,11 +81,59 @@ const add = Command.make(
         name: Option.getOrUndefined(o.name),
         adapter: Option.getOrUndefined(o.adapter),
         writable: o.writable ? true : o.readOnly ? false : undefined,
+        git: o.git,
+        ref: Option.getOrUndefined(o.ref),
+        website: o.website,
+        allowInsecure: o.allowInsecure,
+        refresh: Option.getOrUndefined(o.refresh),
         ...callerContext()
       }),
       bundleView
     )
-).pipe(Command.withDescription("Add a bundle and record it in config.yaml and akm.lock. Example: akm bundle add ./examples/notes --name notes"))
+).pipe(Command.withDescription("Add a bundle, record it in config.yaml and akm.lock, and index it. Example: akm bundle add npm:@acme/agent-skills@^2"))
+
+const updateText = (r: BundleUpdateResult, s: Style): string => {
+  const short = (revision: string | null) => (revision === null ? "-" : revision.length > 12 && /^[0-9a-f]+$/.test(revision) ? revision.slice(0, 12) : revision)
+  const lines = [
+    ...r.updated.map((u) => `${s.green("✓")} ${u.name}  ${u.from === u.to ? "reindexed" : `${short(u.from)} → ${short(u.to)}`}  ${s.dim(`${u.items} items`)}${u.partial === true ? s.yellow(" (partial)") : ""}`),
+    ...r.upToDate.map((u) => `${s.dim("·")} ${u.name}  up to date ${s.dim(short(u.revision))}`),
+    ...r.failed.map((f) => `${s.red("✗")} ${f.name}  ${f.reason}${f.kept === null ? "" : s.dim(` (keeping ${short(f.kept)})`)}`),
+    ...r.notDue.map((n) => `${s.dim("·")} ${n.name}  ${s.dim(`not due until ${n.dueAt}`)}`)
+  ]
+  const total = r.updated.length + r.upToDate.length + r.failed.length
+  return [...(lines.length === 0 ? ["nothing to update"] : lines), ...(total === 0 ? [] : [`${r.ok ? s.green("✓") : s.red("✗")} ${r.updated.length} updated, ${r.upToDate.length} up to date, ${r.failed.length} failed`])].join("\n")
+}
+
+const update = Command.make(
+  "update",
+  {
+    name: Args.text({ name: "name" }).pipe(Args.withDescription("the bundle to update (or --all / --due)"), Args.optional),
+    all: Options.boolean("all").pipe(Options.withDescription("update every bundle")),
+    due: Options.boolean("due").pipe(Options.withDescription("update the bundles whose refresh interval has elapsed (for a scheduled task)")),
+    force: Options.boolean("force").pipe(Options.withDescription("re-fetch and reindex even when the source reports no change")),
+    ...globalOptions
+  },
+  (o) =>
+    runCommand(
+      o,
+      bundleUpdate({ name: Option.getOrUndefined(o.name), all: o.all, due: o.due, force: o.force }),
+      { text: updateText, rows: (r) => [...r.updated.map((u) => ({ status: "updated", ...u })), ...r.upToDate.map((u) => ({ status: "up-to-date", ...u })), ...r.failed.map((f) => ({ status: "failed", ...f }))] },
+      (r) => (r.ok ? 0 : 1)
+    )
+).pipe(Command.withDescription("Fetch bundles' new revisions and reindex them; a failure keeps the last good revision (exit 1). Example: akm bundle update --due"))
+
+const rename = Command.make(
+  "rename",
+  {
+    from: Args.text({ name: "old" }).pipe(Args.withDescription("the bundle's current name")),
+    to: Args.text({ name: "new" }).pipe(Args.withDescription("its new name")),
+    ...globalOptions
+  },
+  (o) =>
+    runCommand(o, bundleRename(o.from, o.to), {
+      text: (r: BundleRenameResult, s) => `${s.green("✓")} renamed bundle ${r.from} → ${r.to}${s.dim(` (refs are now ${r.to}//…)`)}`
+    })
+).pipe(Command.withDescription("Rename a bundle: its refs, learned usage, index rows, cache copy and config move to the new name. Example: akm bundle rename team kb"))
 
 const create = Command.make(
   "create",
@@ -108,6 +172,6 @@ const remove = Command.make(
 ).pipe(Command.withDescription("Remove a bundle from the workspace; a local folder itself is kept. Example: akm bundle remove notes -y"))
 
 export const bundleCommand = Command.make("bundle").pipe(
-  Command.withDescription("Add, create, list, show and remove bundles. Example: akm bundle add ./kb"),
-  Command.withSubcommands([add, create, list, show, remove])
+  Command.withDescription("Add, create, list, show, update, rename and remove bundles. Example: akm bundle add ./kb"),
+  Command.withSubcommands([add, create, list, show, update, rename, remove, bundleExportCommand])
 )

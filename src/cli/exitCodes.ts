@@ -36,6 +36,7 @@ const table: Record<string, { readonly exit: number; readonly code: string }> = 
   RefNotFound: { exit: ExitCode.failure, code: "not_found" },
   Conflict: { exit: ExitCode.failure, code: "conflict" },
   MaterializeFailed: { exit: ExitCode.failure, code: "materialize_failed" },
+  RegistryUnavailable: { exit: ExitCode.failure, code: "registry_unavailable" },
   TransactionRefused: { exit: ExitCode.failure, code: "transaction_refused" },
   StaleBeforeHash: { exit: ExitCode.failure, code: "stale_before_hash" },
   ValidationFailed: { exit: ExitCode.failure, code: "validation_failed" },

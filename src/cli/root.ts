@@ -13,6 +13,7 @@ import { infoCommand } from "./info.js"
 import { initCommand } from "./init.js"
 import { lintCommand } from "./lint.js"
 import { proposalCommand } from "./proposal.js"
+import { registryCommand } from "./registry.js"
 import { rememberCommand } from "./remember.js"
 import { searchCommand } from "./search.js"
 import { showCommand } from "./show.js"
@@ -37,7 +38,7 @@ const completionsCommand = Command.make(
 /** The command tree: every command of this release. */
 export const akmCommand = Command.make("akm").pipe(
   Command.withDescription("akm — a local-first agent knowledge workspace. Start with: akm init, then akm bundle add <folder>."),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, proposalCommand, completionsCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, proposalCommand, registryCommand, completionsCommand])
 )
 
 tree.current = akmCommand as unknown as Command.Command<"akm", never, unknown, unknown>

@@ -8,6 +8,8 @@ export interface SourceOptions {
   /** Materialize a pinned copy of a local git checkout instead of using it in place. */
   readonly git?: boolean | undefined
   readonly ref?: string | undefined
+  /** Allow a website over plain http (R-WEB-1); refused for every other kind. */
+  readonly allowInsecure?: boolean | undefined
 }
 
 const isItemRef = (input: string): boolean => /^[^\s:.#/\\]+\/\/[^/]/.test(input) && !input.includes("://")
@@ -17,7 +19,53 @@ const isItemRef = (input: string): boolean => /^[^\s:.#/\\]+\/\/[^/]/.test(input
  * URL, `github:owner/repo[#ref]`, `npm:` spec or a website. Item refs are a
  * separate grammar and are refused here with a pointer to the right command.
  */
-export const parseSource = (input: string, options: SourceOptions = {}): Either.Either<BundleSource, UsageError> => {
+export const parseSource = (input: string, options: SourceOptions = {}): Either.Either<BundleSource, UsageError> =>
+  Either.flatMap(parseKind(input, options), (source) => checkFlags(input.trim(), source, options))
+
+/** The flags that only make sense for one kind are refused elsewhere, so a typo never silently changes what is installed. */
+const checkFlags = (text: string, source: BundleSource, options: SourceOptions): Either.Either<BundleSource, UsageError> => {
+  if (options.git === true && options.website === true) {
+    return Either.left(new UsageError({ message: "--git and --website contradict each other", hint: "give one of them: --git pins a copy of a git repository, --website crawls a site" }))
+  }
+  if (options.git === true && source.kind !== "git") {
+    return Either.left(new UsageError({ message: `--git applies to git repositories, and '${text}' is a ${source.kind} source`, hint: "drop --git" }))
+  }
+  if (options.website === true && source.kind !== "website") {
+    return Either.left(new UsageError({ message: `--website needs an http(s) URL, not '${text}'`, hint: "e.g. akm bundle add --website https://docs.example.com/" }))
+  }
+  if (options.ref !== undefined && source.kind !== "git") {
+    return Either.left(new UsageError({
+      message: `--ref applies to git sources, and '${text}' is a ${source.kind} source`,
+      hint: source.kind === "filesystem" ? "add --git to pin a copy of a local checkout at that ref" : "drop --ref"
+    }))
+  }
+  if (options.allowInsecure === true && source.kind !== "website") {
+    return Either.left(new UsageError({ message: "--allow-insecure applies to website sources only", hint: "drop --allow-insecure, or add --website for a site served over plain http" }))
+  }
+  if (source.kind !== "website") return Either.right(source)
+  if (!/^https?:\/\//i.test(source.url)) {
+    return Either.left(new UsageError({ message: `a website source needs an http(s) URL, not '${source.url}'`, hint: "e.g. akm bundle add --website https://docs.example.com/" }))
+  }
+  const url = parseUrl(source.url)
+  if (url === undefined) return Either.left(new UsageError({ message: `'${source.url}' is not a valid URL`, hint: "e.g. akm bundle add --website https://docs.example.com/" }))
+  if (url.username !== "" || url.password !== "") {
+    return Either.left(new UsageError({ message: "website URLs with credentials are refused (R-WEB-1)", hint: "remove the user:password@ part; akm never sends credentials to a crawled site" }))
+  }
+  if (url.protocol === "http:" && options.allowInsecure !== true) {
+    return Either.left(new UsageError({ message: `${source.url} is plain http (R-WEB-1)`, hint: "use https://, or pass --allow-insecure if you trust the network between you and the site" }))
+  }
+  return Either.right(options.allowInsecure === true ? { ...source, allowInsecure: true } : source)
+}
+
+const parseUrl = (text: string): URL | undefined => {
+  try {
+    return new URL(text)
+  } catch {
+    return undefined
+  }
+}
+
+const parseKind = (input: string, options: SourceOptions): Either.Either<BundleSource, UsageError> => {
   const text = input.trim()
   if (text === "") return Either.left(new UsageError({ message: "the bundle source is empty", hint: "give a folder, a git URL, an npm: spec or a website URL" }))
   if (isItemRef(text)) {

@@ -12,6 +12,8 @@ export interface ConfigEditor {
   readonly get: (path: ConfigPath) => unknown
   readonly set: (path: ConfigPath, value: unknown) => void
   readonly delete: (path: ConfigPath) => void
+  /** Renames the last key of `path` where it stands, keeping its value, position and comments (`bundle rename`). */
+  readonly renameKey: (path: ConfigPath, to: string) => void
 }
 
 /**

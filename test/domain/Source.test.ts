@@ -73,6 +73,31 @@ describe("parseSource (spec 02 §1)", () => {
     expect(parsed("https://docs.example.com/", { website: true })).toEqual({ kind: "website", url: "https://docs.example.com/" })
   })
 
+  it("--allow-insecure lets a website use plain http and is recorded in the source (R-WEB-1)", () => {
+    expect(parsed("http://docs.example.com/", { website: true, allowInsecure: true })).toEqual({ kind: "website", url: "http://docs.example.com/", allowInsecure: true })
+    expect(parsed("website:http://docs.example.com/", { allowInsecure: true })).toEqual({ kind: "website", url: "http://docs.example.com/", allowInsecure: true })
+    expect(refused("http://docs.example.com/", { website: true }).hint).toContain("--allow-insecure")
+    expect(refused("website:http://docs.example.com/").hint).toContain("--allow-insecure")
+  })
+
+  it("refuses website URLs with credentials, without a scheme, or that do not parse", () => {
+    expect(refused("https://ada:secret@docs.example.com/", { website: true }).message).toContain("credentials")
+    expect(refused("website:docs.example.com").message).toContain("http(s) URL")
+    expect(refused("website:https://exa mple.com/").message).toContain("not a valid URL")
+  })
+
+  it.each<[string, SourceOptions, string]>([
+    ["./kb", { ref: "main" }, "--git"],
+    ["npm:left-pad", { ref: "main" }, "drop --ref"],
+    ["./kb", { allowInsecure: true }, "--website"],
+    ["https://github.com/acme/kb.git", { allowInsecure: true }, "--website"],
+    ["npm:left-pad", { git: true }, "drop --git"],
+    ["./kb", { website: true }, "https://"],
+    ["https://docs.example.com/", { website: true, git: true }, "give one of them"]
+  ])("refuses %j with a flag that does not apply (%j)", (input, options, hint) => {
+    expect(refused(input, options).hint).toContain(hint)
+  })
+
   it.each(["notes//guide", "skills//pdf-processing", "notes//guide#authentication"])("refuses the item ref %j, pointing to akm show", (input) => {
     const error = refused(input)
     expect(error.message).toContain("item ref")

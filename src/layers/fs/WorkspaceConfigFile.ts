@@ -113,6 +113,14 @@ const editorFor = (doc: Document): ConfigEditor => ({
       if (!isMap(parent) || parent.items.length > 0) break
       doc.deleteIn(keyPath.slice(0, depth))
     }
+  },
+  renameKey: (keyPath, to) => {
+    const parent = keyPath.length === 1 ? doc.contents : doc.getIn(keyPath.slice(0, -1), true)
+    const from = keyPath[keyPath.length - 1]
+    const pair = isMap(parent) ? parent.items.find((p) => isScalar(p.key) && String(p.key.value) === from) : undefined
+    if (pair === undefined) throw new Error(`${keyPath.join(".")} is not set`)
+    if (isScalar(pair.key)) pair.key.value = to
+    else pair.key = doc.createNode(to)
   }
 })
 
@@ -191,6 +199,10 @@ export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Typ
             delete: (keyPath) => {
               edits.push(undefined)
               editor.delete(keyPath)
+            },
+            renameKey: (keyPath, to) => {
+              edits.push(undefined)
+              editor.renameKey(keyPath, to)
             }
           })
         )

@@ -68,9 +68,11 @@ export const pruneCache = (sourcesDir: string, bundle: string, keepRoot: string,
 export const renameCache = (sourcesDir: string, from: string, to: string, root: string): string => {
   const fromDir = bundleCacheDir(sourcesDir, from)
   const toDir = bundleCacheDir(sourcesDir, to)
-  if (!fs.existsSync(fromDir)) return root
+  const resolved = path.resolve(root)
+  const rebased = resolved === fromDir || resolved.startsWith(fromDir + path.sep) ? toDir + resolved.slice(fromDir.length) : root
+  // Already moved by an interrupted rename: repeating it finds the copy under the new name.
+  if (!fs.existsSync(fromDir)) return fs.existsSync(rebased) ? rebased : root
   fs.mkdirSync(path.dirname(toDir), { recursive: true })
   fs.renameSync(fromDir, toDir)
-  const resolved = path.resolve(root)
-  return resolved === fromDir || resolved.startsWith(fromDir + path.sep) ? toDir + resolved.slice(fromDir.length) : root
+  return rebased
 }

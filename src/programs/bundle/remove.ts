@@ -16,7 +16,8 @@ export const bundleRemove = Effect.fn("bundle.remove")(function* (name: string) 
   const bundle = config.bundles[name]
   if (bundle === undefined) return yield* bundleNotFound(name, Object.keys(config.bundles))
   const removedItems = yield* (yield* IndexStore).removeBundle(name)
-  yield* (yield* Materializer).discard(name, bundle.source)
+  // Only copies akm made live in its cache; a folder source is the user's own and is never touched.
+  if (bundle.source.kind !== "filesystem") yield* (yield* Materializer).discard(name, bundle.source)
   yield* workspace.update((editor) => {
     editor.delete(["bundles", name])
     if (config.defaultBundle === name) editor.delete(["defaultBundle"])

@@ -12,6 +12,7 @@ export const bundleNotFound = (name: string, known: ReadonlyArray<string>) =>
     hint: known.length === 0 ? "no bundles are configured; add one with `akm bundle add <folder>`" : `configured bundles: ${known.join(", ")}`
   })
 
+/** One bundle's config, lock entry and index state (spec 02 §1). */
 export const bundleShow = Effect.fn("bundle.show")(function* (name: string) {
   const workspace = yield* WorkspaceConfig
   const index = yield* IndexStore
@@ -19,6 +20,6 @@ export const bundleShow = Effect.fn("bundle.show")(function* (name: string) {
   const bundle = config.bundles[name]
   if (bundle === undefined) return yield* bundleNotFound(name, Object.keys(config.bundles))
   const lock = yield* workspace.readLock
-  const counts = yield* index.counts
-  return bundleView(name, bundle, lock.bundles[name], counts[name] ?? 0, config.defaultBundle)
+  const state = (yield* index.bundles).find((s) => s.bundle === name)
+  return bundleView(name, bundle, lock.bundles[name], state?.items ?? 0, config.defaultBundle, state)
 })
