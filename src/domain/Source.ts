@@ -100,6 +100,10 @@ const parseKind = (input: string, options: SourceOptions): Either.Either<BundleS
   }
   if (/^https?:\/\//.test(text)) {
     if (options.website === true) return Either.right({ kind: "website", url: text })
+    if (/^https?:\/\/[^/?#]*@/i.test(text)) {
+      // A token in the URL would be written to config.yaml and akm.lock in clear text.
+      return Either.left(new UsageError({ message: "git URLs with credentials are not accepted", hint: "use the repository's URL without user:token@; akm reads public repositories over https" }))
+    }
     return Either.right(options.ref === undefined ? { kind: "git", url: text } : { kind: "git", url: text, ref: options.ref })
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {

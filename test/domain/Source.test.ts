@@ -169,3 +169,11 @@ describe("defaultBundleName", () => {
     )
   })
 })
+
+describe("parseSource: credentials", () => {
+  it("refuses a git URL carrying user:token@, so no secret reaches config.yaml or the lock", () => {
+    const parsed = parseSource("https://user:secret-token@example.com/team/kb.git")
+    expect(Either.isLeft(parsed)).toBe(true)
+    if (Either.isLeft(parsed)) expect(parsed.left.message).not.toContain("secret-token")
+  })
+})

@@ -174,7 +174,8 @@ export const bundleUpdate = Effect.fn("bundle.update")(function* (input: BundleU
       }
       const adapter = { id: chosen.right, version: adapters.get(chosen.right)?.version ?? previous?.adapter.version ?? "unknown" }
       yield* setLock(name, () => lockEntry(bundle.source, materialized, adapter, previous?.installedAt ?? now, now))
-      const reindexed = (yield* indexBundles({ bundle: name, full: force })).bundles[0]
+      // A new root is a full rescan: the manifest's stat data (npm packs stamp every file 1985) cannot tell old copies from new ones.
+      const reindexed = (yield* indexBundles({ bundle: name, full: force || previous?.root !== materialized.root })).bundles[0]
       if (reindexed?.status === "stale" && previous !== undefined && previous.root !== materialized.root) {
         // The new revision cannot be indexed: go back to the last good one, whose rows the index kept.
         yield* setLock(name, () => previous)
