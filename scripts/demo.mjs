@@ -4,11 +4,11 @@
 // into a fresh temp dir, removed at the end unless --keep is given.
 //
 // Later features extend the demo by appending to `steps`. A step is
-//   { say: "what this shows", args: ["bundle", "list"], exit?: 0 }
+//   { say: "what this shows", args: ["bundle", "list"], exit?: 0, before?: () => void }
 // `--format text` is added unless the step gives its own --format or sets
 // `plain: true` (for commands without output formats, such as completions).
-import { spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { execFileSync, spawnSync } from "node:child_process"
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -27,7 +27,10 @@ const steps = [
   { say: "Search every bundle: a question in your own words, best match first", args: ["search", "what to do when the disk is full"] },
   { say: "Words match their other forms (retried → retry) and filters narrow the list", args: ["search", "retried requests", "--type", "Guide", "--limit", "3"] },
   { say: "Browse a folder instead of ranking: everything under ops/, in ref order", args: ["search", "notes//ops/"] },
-  { say: "One item at outline level: its card, headings with their #slugs, links, and what to run next", args: ["show", "notes//engineering/http-caching", "--level", "outline"] }
+  { say: "One item at outline level: its card, headings with their #slugs, links, and what to run next", args: ["show", "notes//engineering/http-caching", "--level", "outline"] },
+  { say: "A team's git repository (made here from the example notes): akm pins a commit and reads its tree into the cache, never touching the repository", args: ["bundle", "add", "GIT_URL", "--name", "team"], before: () => makeTeamRepo() },
+  { say: "A new commit upstream: update moves the pin and reindexes; a failed update would keep the last good revision", args: ["bundle", "update", "team"], before: () => commitToTeamRepo() },
+  { say: "The new page is searchable under the bundle's own refs", args: ["search", "on-call handover", "--bundle", "team"] }
 ]
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
@@ -47,12 +50,30 @@ process.on("SIGINT", () => {
   interrupted = true
 })
 
-const argsFor = (step) => (step.plain === true || step.args.includes("--format") ? step.args : [...step.args, "--format", "text"])
+const teamRepo = join(workspace, "team-kb")
+const git = (...args) => execFileSync("git", ["-c", "user.name=akm demo", "-c", "user.email=demo@example.invalid", "-c", "init.defaultBranch=main", ...args], { cwd: teamRepo, stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } })
+const makeTeamRepo = () => {
+  cpSync(join(repo, "examples", "notes"), teamRepo, { recursive: true })
+  git("init", "-q")
+  git("add", "-A")
+  git("commit", "-q", "-m", "team knowledge")
+}
+const commitToTeamRepo = () => {
+  writeFileSync(join(teamRepo, "ops", "on-call-handover.md"), "---\ntype: Guide\ntitle: On-call handover\ndescription: What to hand over at the end of an on-call shift.\n---\n# On-call handover\n\nWrite down open incidents, silenced alerts and pending deploys before the next person takes the pager.\n")
+  git("add", "-A")
+  git("commit", "-q", "-m", "add the on-call handover guide")
+}
+
+const argsFor = (step) => {
+  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a))
+  return step.plain === true || args.includes("--format") ? args : [...args, "--format", "text"]
+}
 
 const quote = (arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
 
 /** Runs one step; returns undefined on success, else why it failed. */
 const run = (step) => {
+  step.before?.()
   const args = argsFor(step)
   process.stdout.write(`\n# ${step.say}\n$ akm ${args.map(quote).join(" ")}\n`)
   const result = spawnSync(process.execPath, [join(repo, "bin", "akm.js"), ...args], { cwd: repo, env, encoding: "utf8" })
