@@ -1,7 +1,6 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { renameCache } from "../../src/layers/materializers/CacheSources.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
@@ -19,22 +18,10 @@ import { StateStore } from "../../src/services/StateStore.js"
 import { UsageLog } from "../../src/services/UsageLog.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 import { akmWithRemote, makeRemote, type FakeRemote } from "./fakeMaterializer.js"
-import { failure } from "./writeFixtures.js"
+import { caller, failure, folder } from "./writeFixtures.js"
 
 // akm bundle rename (R-REF-6): refs in state.db, index.db, the cache copy, lock and config move to the new name.
 
-const made: Array<string> = []
-afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
-const folder = (files: Record<string, string>) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-rename-")))
-  made.push(dir)
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-    fs.writeFileSync(path.join(dir, file), text)
-  }
-  return dir
-}
-const caller = { cwd: os.tmpdir(), home: os.tmpdir() }
 const URL = "https://git.example.com/acme/kb.git"
 const v1 = { revision: "1111111111111111111111111111111111111111", files: { "guide.md": "# Guide\n\nHow we cache things.\n" } }
 

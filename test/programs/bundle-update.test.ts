@@ -1,7 +1,6 @@
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { bundleList } from "../../src/programs/bundle/list.js"
@@ -13,23 +12,11 @@ import { search } from "../../src/programs/search.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { UsageLog } from "../../src/services/UsageLog.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
-import { failure } from "./writeFixtures.js"
+import { caller, failure, folder } from "./writeFixtures.js"
 import { akmWithRemote, makeRemote, type FakeRemote } from "./fakeMaterializer.js"
 
 // akm bundle add/update/remove over a scripted materializer (spec 02 §1, R-BUN-2, R-BUN-3).
 
-const made: Array<string> = []
-afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
-const folder = (files: Record<string, string>) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-update-")))
-  made.push(dir)
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-    fs.writeFileSync(path.join(dir, file), text)
-  }
-  return dir
-}
-const caller = { cwd: os.tmpdir(), home: os.tmpdir() }
 const URL = "https://git.example.com/acme/kb.git"
 const OTHER = "https://git.example.com/acme/other.git"
 
@@ -174,9 +161,9 @@ describe("bundle update", () => {
         expect(edited.updated).toMatchObject([{ name: "notes", from: null, to: null, items: 2 }])
         expect(yield* refs("bees")).toEqual(["notes//b"])
 
-        const moved = `${notes}-moved`
+        // Moved into a temp folder of its own, which the shared fixtures remove afterwards.
+        const moved = path.join(folder(), "moved")
         fs.renameSync(notes, moved)
-        made.push(moved)
         const gone = yield* bundleUpdate({ name: "notes" })
         expect(gone.failed).toMatchObject([{ name: "notes", reason: "the folder does not exist", kept: null }])
         expect((yield* lockOf("notes"))!.stale?.reason).toBe("the folder does not exist")
