@@ -1,9 +1,11 @@
 // `npm run bench` (spec 10 §1): runs the benchmark sections, prints a table
 // and writes the results as JSON.
 //
-//   node bench/run.mjs [--runs N] [--quick] [--large] [--json] [--out FILE]
+//   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality (default: all);
+//               search without index builds only the 5,000-item corpus it searches
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
 //   --large     also index a 50,000-item corpus
 //   --json      print the results JSON on stdout instead of the table
@@ -51,10 +53,11 @@ import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--json] [--out FILE]"
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality"]
 
 const parseFlags = (argv) => {
-  const flags = { runs: 20, json: false, quick: false, large: false, out: fileURLToPath(new URL("results.json", import.meta.url)) }
+  const flags = { runs: 20, json: false, quick: false, large: false, sections: new Set(SECTIONS), out: fileURLToPath(new URL("results.json", import.meta.url)) }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === "--quick") {
@@ -62,10 +65,16 @@ const parseFlags = (argv) => {
       flags.quick = true
     } else if (arg === "--large") flags.large = true
     else if (arg === "--json") flags.json = true
-    else if (arg === "--runs" || arg === "--out") {
+    else if (arg === "--runs" || arg === "--out" || arg === "--sections") {
       const value = argv[++i]
       if (value === undefined) throw new Error(`${arg} needs a value`)
       if (arg === "--out") flags.out = value
+      else if (arg === "--sections") {
+        const names = value.split(",").map((name) => name.trim())
+        const unknown = names.filter((name) => !SECTIONS.includes(name))
+        if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(", ")} (known: ${SECTIONS.join(", ")})`)
+        flags.sections = new Set(names)
+      }
       else if (/^[1-9]\d*$/.test(value)) flags.runs = Number(value)
       else throw new Error(`--runs needs a positive whole number, not ${value}`)
     } else throw new Error(`unknown flag ${arg}`)
@@ -109,26 +118,31 @@ const results = {
     // Both change every node start-up, the reference included.
     env: { NODE_OPTIONS: process.env.NODE_OPTIONS ?? null, NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? null }
   },
-  sections: {
-    startup: startupSection({ runs: flags.runs, onProgress: progress })
-  }
+  sections: {}
 }
+const wanted = flags.sections
+if (wanted.has("startup")) results.sections.startup = startupSection({ runs: flags.runs, onProgress: progress })
 {
-  const sizes = flags.quick ? [200] : [1000, 5000, 20000, ...(flags.large ? [50000] : [])]
   const keepSize = flags.quick ? 200 : 5000
+  // Search alone needs only the corpus it searches.
+  const sizes = !wanted.has("index") ? (wanted.has("search") ? [keepSize] : []) : flags.quick ? [200] : [1000, 5000, 20000, ...(flags.large ? [50000] : [])]
   try {
-    const { section, keptRoot } = await indexSection({ sizes, keepSize, onProgress: progress })
-    results.sections.corpus = { templates: section.runs[0]?.corpus.templates, sizes: section.runs.map((r) => ({ size: r.size, files: r.corpus.files, generateMs: r.corpus.generateMs })) }
-    results.sections.index = section
-    const memory = [...section.runs].filter((r) => r.size <= 20000).pop()
-    results.sections.memory = { items: memory.items, peakRssMb: memory.full.peakRssMb, targetMb: 300 }
-    try {
-      const kept = section.runs.find((r) => r.size === keepSize)
-      results.sections.search = await searchSection({ root: keptRoot, items: kept.items, queries: flags.quick ? 50 : 300, cliRounds: flags.quick ? 5 : 20, onProgress: progress })
-    } finally {
-      rmSync(keptRoot, { recursive: true, force: true })
+    if (sizes.length > 0) {
+      const { section, keptRoot } = await indexSection({ sizes, keepSize, onProgress: progress })
+      if (wanted.has("index")) {
+        results.sections.corpus = { templates: section.runs[0]?.corpus.templates, sizes: section.runs.map((r) => ({ size: r.size, files: r.corpus.files, generateMs: r.corpus.generateMs })) }
+        results.sections.index = section
+        const memory = [...section.runs].filter((r) => r.size <= 20000).pop()
+        results.sections.memory = { items: memory.items, peakRssMb: memory.full.peakRssMb, targetMb: 300 }
+      }
+      try {
+        const kept = section.runs.find((r) => r.size === keepSize)
+        if (wanted.has("search")) results.sections.search = await searchSection({ root: keptRoot, items: kept.items, queries: flags.quick ? 50 : 300, cliRounds: flags.quick ? 5 : flags.runs, onProgress: progress })
+      } finally {
+        rmSync(keptRoot, { recursive: true, force: true })
+      }
     }
-    results.sections.quality = await qualitySection({ onProgress: progress })
+    if (wanted.has("quality")) results.sections.quality = await qualitySection({ onProgress: progress })
   } finally {
     cleanupDriver()
   }
@@ -139,22 +153,20 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup } = results.sections
+  const { startup, index, search, quality } = results.sections
   process.stdout.write(
     [
-      `start-up — ${startup.runs} runs, wall time; ratio = median / median of \`node -e 0\` in the same run`,
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
-      table(startupRows(startup)),
-      "",
-      `index — in-process, fresh index.db; scan = the adapters' share of the full build; targets at 5,000 items (RSS at 20,000)`,
-      table(results.sections.index.runs.length === 0 ? [["-"]] : indexRows(results.sections.index)),
-      "",
-      `search — ${results.sections.search.items} items`,
-      table(searchRows(results.sections.search)),
-      "",
-      "quality",
-      table(qualityRows(results.sections.quality)),
-      "",
+      ...(startup === undefined ? [] : [`start-up — ${startup.runs} runs, wall time; ratio = median / median of \`node -e 0\` in the same run`, table(startupRows(startup)), ""]),
+      ...(index === undefined
+        ? []
+        : [
+          `index — in-process, fresh index.db; scan = the adapters' share of the full build; targets at 5,000 items (RSS at 20,000)`,
+          table(index.runs.length === 0 ? [["-"]] : indexRows(index)),
+          ""
+        ]),
+      ...(search === undefined ? [] : [`search — ${search.items} items`, table(searchRows(search)), ""]),
+      ...(quality === undefined ? [] : ["quality", table(qualityRows(quality)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -13,8 +13,9 @@ const commands = [
   { name: "akm --version", args: ["--version"], target: 1.8 },
   { name: "akm --help", args: ["--help"] },
   { name: "akm info", args: ["info"] },
-  // Opens config, lock and index.db like `akm search` will; its target (2.0) is tracked here until search exists.
-  { name: "akm bundle list", args: ["bundle", "list"], target: 2.0, proxyFor: "akm search" }
+  { name: "akm bundle list", args: ["bundle", "list"] },
+  // The search section times the same command over 5,000 items; this one is the start-up of a search on a tiny index.
+  { name: "akm search", args: ["search", "set up", "--format", "json"], target: 2.0 }
 ]
 
 export const startupSection = ({ runs, onProgress }) => {

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// akm's launcher. Start-up is paid on every agent call, so this file does two
+// akm's launcher. Start-up is paid on every agent call, so this file does three
 // things to shorten it (docs/decisions/0002-start-up.md):
 // - `--version`, the call agents make most to probe for akm, is answered from
 //   dist/version.json without loading the CLI;
 // - the CLI bundle (dist/cli/main.cjs) is compiled through vm.Script with a V8
 //   code cache, which skips parsing and compiling it again on every call
-//   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22).
+//   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22);
+// - `akm search …` first tries dist/cli/search.cjs, a far smaller bundle with
+//   no CLI framework (src/cli/fast/search.ts), code-cached the same way.
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
 const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs")
@@ -13,14 +15,21 @@ const { createRequire } = require("node:module")
 const { dirname, join } = require("node:path")
 const vm = require("node:vm")
 
-const bundle = join(__dirname, "..", "dist", "cli", "main.cjs")
+const dist = join(__dirname, "..", "dist")
+
+/** Bundles loaded by this process, by name (main, search), with what saving their code cache needs. */
+const loaded = new Map()
 
 /**
- * Compiles and runs the CommonJS bundle. The cache file is named after the
- * build id in the bundle's first line and after this Node, because V8 checks
- * only its own version, flags and the source's length before trusting a cache.
+ * Compiles and runs the CommonJS bundle dist/cli/<name>.cjs and returns its
+ * exports. The cache file is named after the build id in the bundle's first
+ * line and after this Node, because V8 checks only its own version, flags and
+ * the source's length before trusting a cache.
  */
-const loadCli = () => {
+const load = (name) => {
+  const known = loaded.get(name)
+  if (known !== undefined) return known.exports
+  const bundle = join(dist, "cli", `${name}.cjs`)
   const source = readFileSync(bundle, "utf8")
   const build = /^\/\/ akm build ([0-9a-f]{16})/.exec(source)?.[1] ?? "unknown"
   const cacheFile = `${bundle.slice(0, -".cjs".length)}-${build}-${process.version}-${process.arch}.cache`
@@ -33,7 +42,6 @@ const loadCli = () => {
   // The bundle has no import(): scripts/build.mjs turns it into require, which needs no (experimental) vm loader.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData })
   const module = { exports: {} }
-  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle))
   /** Writes the cache with what this process compiled; a read-only install just stays without one. */
   const saveCodeCache = () => {
     const temporary = `${cacheFile}.${process.pid}.tmp`
@@ -44,7 +52,23 @@ const loadCli = () => {
       rmSync(temporary, { force: true })
     }
   }
-  return { runCli: module.exports.runCli, stale: cachedData === undefined || script.cachedDataRejected === true, saveCodeCache }
+  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle))
+  loaded.set(name, { exports: module.exports, stale: cachedData === undefined || script.cachedDataRejected === true, saveCodeCache })
+  return module.exports
+}
+
+/**
+ * Runs one command line and resolves to its exit code. `akm search …` goes
+ * first to the small search bundle, which answers plain search command lines
+ * without @effect/cli and hands anything else (help, unusual flags, an index
+ * never built) back untouched to the full CLI.
+ */
+const run = async (args) => {
+  if (args[0] === "search") {
+    const code = await load("search").runSearch(args)
+    if (code !== undefined) return code
+  }
+  return load("main").runCli(args)
 }
 
 const internalError = (error) => {
@@ -59,13 +83,13 @@ const main = async () => {
     process.stdout.write(`${version}\n`)
   } else if (process.env.AKM_CODE_CACHE_WARMUP !== undefined) {
     // scripts/build.mjs: run representative commands in this one process, then save what they compiled.
-    const { runCli, saveCodeCache } = loadCli()
-    for (const command of JSON.parse(process.env.AKM_CODE_CACHE_WARMUP)) await runCli(command)
-    saveCodeCache()
+    for (const command of JSON.parse(process.env.AKM_CODE_CACHE_WARMUP)) await run(command)
+    for (const bundle of loaded.values()) bundle.saveCodeCache()
   } else {
-    const { runCli, stale, saveCodeCache } = loadCli()
-    if (stale) process.once("exit", saveCodeCache)
-    process.exitCode = await runCli(args).catch(internalError)
+    process.once("exit", () => {
+      for (const bundle of loaded.values()) if (bundle.stale) bundle.saveCodeCache()
+    })
+    process.exitCode = await run(args).catch(internalError)
   }
 }
 

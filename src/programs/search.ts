@@ -1,142 +1,17 @@
-import { Clock, Effect, Option } from "effect"
-import { groupWeights, matchedFields, measure, type RankedQuery } from "../domain/MatchFeatures.js"
-import { parseQuery } from "../domain/Query.js"
-import { compareRanked, fuseRanks, rank } from "../domain/Ranking.js"
-import { DEFAULT_LIMIT, MAX_LIMIT, type ItemFilters, type SearchHit, type SearchInput, type SearchResult } from "../domain/Search.js"
-import { Embeddings } from "../services/Embeddings.js"
-import { IndexStore, type Candidate, type CandidateMatch, type IndexedItem } from "../services/IndexStore.js"
-import { UsageLog } from "../services/UsageLog.js"
-import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { Clock, Effect } from "effect"
+import type { SearchInput } from "../domain/Search.js"
+import { IndexStore } from "../services/IndexStore.js"
 import { indexBundles } from "./indexBundles.js"
-import { showNext } from "./show.js"
+import { searchIndexed } from "./searchIndexed.js"
 
 /**
- * Candidates re-ranked per search: three times the limit and at least 50, so
- * coverage and the boosts of the ranking table can lift an item that bm25
- * alone placed below the limit; a larger pool changed no result of the
- * quality fixtures and costs about 5 µs per candidate.
- */
-const POOL_FACTOR = 3
-const POOL_MIN = 50
-
-const round = (score: number): number => Math.round(score * 1000) / 1000
-
-const hitOf = (item: IndexedItem, score: number, why: ReadonlyArray<string>): SearchHit => ({
-  ref: item.ref,
-  type: item.type ?? null,
-  name: item.name,
-  description: item.description ?? null,
-  bundle: item.bundle,
-  score: round(score),
-  tokens: item.tokens ?? Math.ceil(item.bytes / 4),
-  tokensEstimated: item.tokens === undefined,
-  path: item.path,
-  editable: item.editable,
-  why,
-  next: showNext(item.ref)
-})
-
-/**
- * Lexical candidates with the fallbacks of spec 04 §3 step 3: zero hits →
- * prefix terms (`tok*`) → substrings of the words through the trigram table.
- */
-const lexicalCandidates = (query: RankedQuery, filters: ItemFilters, pool: number) =>
-  Effect.gen(function* () {
-    const store = yield* IndexStore
-    const attempt = (match: CandidateMatch, ranked: RankedQuery) => Effect.map(store.candidates({ match, filters, limit: pool }), (set) => ({ set, ranked }))
-    if (query._tag === "Substring") return yield* attempt(query, query)
-    const exact = yield* attempt({ _tag: "Words", groups: query.groups, prefix: false }, query)
-    if (exact.set.total > 0) return exact
-    const prefixed = yield* attempt({ _tag: "Words", groups: query.groups, prefix: true }, query)
-    if (prefixed.set.total > 0) return prefixed
-    const segments = query.groups.filter((g) => !g.phrase && [...g.tokens[0]!].length >= 3).map((g) => g.tokens[0]!)
-    if (segments.length === 0) return prefixed
-    const substring: RankedQuery = { _tag: "Substring", segments }
-    return yield* attempt(substring, substring)
-  })
-
-/** Ranks candidates with the ranking table (spec 04 §3 step 4); one hit per item, ties by ref. */
-const rankCandidates = (query: RankedQuery, candidates: ReadonlyArray<Candidate>, weights: ReadonlyArray<number>, nowMs: number) => {
-  const bestLexical = Math.max(0, ...candidates.map((c) => c.lexical))
-  return candidates
-    .map((c) => {
-      const ranked = rank(measure(query, c.item, c.lexical, c.matched, { bestLexical, weights, nowMs }))
-      return { item: c.item, matched: c.matched, raw: ranked.raw, score: ranked.score, signals: ranked.signals, ref: c.item.ref }
-    })
-    .sort(compareRanked)
-}
-
-type Ranked = ReturnType<typeof rankCandidates>[number]
-
-/**
- * The optional Embeddings source (R-SRCH-4): its nearest items join the
- * lexical candidates and the union is ordered by reciprocal-rank fusion.
- * Without a layer for it, the lexical order stands.
- */
-const withSemantic = (text: string, ranked: ReadonlyArray<Ranked>, filters: ItemFilters, pool: number) =>
-  Effect.gen(function* () {
-    const embeddings = yield* Effect.serviceOption(Embeddings)
-    if (Option.isNone(embeddings)) return ranked
-    const near = yield* embeddings.value.nearest(text, pool)
-    if (near.length === 0) return ranked
-    const known = new Map(ranked.map((r) => [r.ref, r]))
-    for (const item of yield* (yield* IndexStore).items(near.map((m) => m.ref).filter((ref) => !known.has(ref)), filters)) {
-      const similarity = Math.max(0, Math.min(1, near.find((m) => m.ref === item.ref)?.similarity ?? 0))
-      known.set(item.ref, { item, matched: [], raw: similarity, score: similarity, signals: ["semantic"], ref: item.ref })
-    }
-    return fuseRanks([ranked.map((r) => r.ref), near.map((m) => m.ref).filter((ref) => known.has(ref))]).map((ref) => known.get(ref)!)
-  })
-
-const clampLimit = (limit: number): number => Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)))
-
-/** --limit, else config `search.limit` (the config is read only then), else 20. */
-const limitFor = (input: SearchInput) =>
-  input.limit !== undefined
-    ? Effect.succeed(clampLimit(input.limit))
-    : Effect.map(Effect.flatMap(WorkspaceConfig, (w) => w.read), (config) => clampLimit(config.search?.limit ?? DEFAULT_LIMIT))
-
-/**
- * `akm search <query>` (spec 04 §3): normalise → browse or lexical candidates
- * (filters after the match) → rank → hits. Reads only index.db — stale
- * bundles and writability are recorded there at index time — and the config
- * when no limit is given (R-SRCH-1); a never-built index.db is built first
- * (R-WS-2). Records one usage event per search (R-SRCH-2).
+ * `akm search <query>` (spec 04 §3): a never-built index.db is built first
+ * (R-WS-2), then searchIndexed ranks and records the search. The CLI's fast
+ * path (src/cli/fast/) runs searchIndexed alone and hands a never-built index
+ * to the full CLI, which ends up here.
  */
 export const search = Effect.fn("search")(function* (input: SearchInput) {
   const started = yield* Clock.currentTimeNanos
-  const store = yield* IndexStore
-  if ((yield* store.lastIndexed) === undefined) yield* indexBundles({})
-
-  const limit = yield* limitFor(input)
-  const filters: ItemFilters = {
-    bundles: input.bundles,
-    types: input.types,
-    adapters: input.adapters,
-    belief: input.belief ?? "current",
-    includeProposed: input.includeProposed === true,
-    scope: input.filters
-  }
-  const parsed = parseQuery(input.query)
-  const nowMs = yield* Clock.currentTimeMillis
-  let hits: ReadonlyArray<SearchHit>
-  let total: number
-  if (parsed._tag === "All" || parsed._tag === "Browse") {
-    // Browsing lists in ref order with score 1 (spec 04 §3 step 2).
-    const listed = yield* store.browse(parsed._tag === "All" ? { prefix: "", filters, limit } : { bundle: parsed.bundle, prefix: parsed.prefix, filters, limit })
-    hits = listed.items.map((item) => hitOf(item, 1, ["browse"]))
-    total = listed.total
-  } else {
-    const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
-    const { set, ranked } = yield* lexicalCandidates(parsed, filters, pool)
-    const ordered = rankCandidates(ranked, set.candidates, groupWeights(set.documentFrequency, set.documentCount), nowMs)
-    const fused = yield* withSemantic(input.query, ordered, filters, pool)
-    hits = fused.slice(0, limit).map((r) => hitOf(r.item, r.score, [...matchedFields(ranked, r.item, r.matched), ...r.signals]))
-    total = Math.max(set.total, fused.length)
-  }
-
-  const stale = (yield* store.bundles).filter((s) => s.staleReason !== undefined && (input.bundles === undefined || input.bundles.includes(s.bundle))).map((s) => s.bundle)
-
-  if (input.track !== false) yield* (yield* UsageLog).recordSearch(input.query, hits.map((h) => h.ref), input.source ?? "user")
-  const elapsed = Number((yield* Clock.currentTimeNanos) - started) / 1e6
-  return { query: input.query, hits, total, stale, timingMs: Math.round(elapsed * 100) / 100 } satisfies SearchResult
+  if ((yield* (yield* IndexStore).lastIndexed) === undefined) yield* indexBundles({})
+  return yield* searchIndexed(input, started)
 })

@@ -23,6 +23,7 @@ import { Tokenizer } from "../services/Tokenizer.js"
 import { UsageLog, type EventSource } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { indexBundles } from "./indexBundles.js"
+import { showNext } from "./showNext.js"
 
 /** A file that is indexed but cannot be shown: binary, too large, not UTF-8, or outside its bundle root. */
 export class ItemUnreadable extends Data.TaggedError("ItemUnreadable")<{
@@ -125,9 +126,8 @@ export const textHash = (text: string): string => createHash("sha256").update(te
 /** bytes / 4: the estimate search uses when no exact count is cached. */
 const estimateTokens = (bytes: number): number => Math.ceil(bytes / 4)
 
-const shellQuote = (arg: string): string => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)
-
-export const showNext = (ref: string, ...flags: ReadonlyArray<string>): string => ["akm show", shellQuote(ref), ...flags].join(" ")
+// Its own module so that search, which prints it on every hit, does not load show.
+export { showNext } from "./showNext.js"
 
 /** A configured bundle's root and whether it is writable (config + akm.lock, as scan resolves it). */
 const bundleContext = Effect.fn("show.bundle")(function* (bundle: string) {

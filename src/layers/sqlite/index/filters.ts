@@ -1,6 +1,5 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { Fragment } from "@effect/sql/Statement"
 import { HISTORICAL_BELIEFS, type ItemFilters } from "../../../domain/Search.js"
+import { and, inList, literal, sql, type SqlText } from "./sqlText.js"
 
 const historicalList = HISTORICAL_BELIEFS.map((b) => `'${b}'`).join(", ")
 
@@ -21,16 +20,16 @@ const PAST = `(d.superseded_by IS NOT NULL OR d.belief_state IN (${historicalLis
  * after the MATCH (in the outer query), never inside it: filters in the MATCH
  * statement can make SQLite abandon the FTS index.
  */
-export const filterClause = (sql: SqlClient.SqlClient, filters: ItemFilters): Fragment => {
-  const clauses: Array<Fragment> = []
-  if (filters.bundles !== undefined) clauses.push(filters.bundles.length === 0 ? sql.literal("0") : sql`d.bundle IN ${sql.in(filters.bundles)}`)
-  if (filters.types !== undefined) clauses.push(filters.types.length === 0 ? sql.literal("0") : sql`d.type IN ${sql.in(filters.types)}`)
-  if (filters.adapters !== undefined) clauses.push(filters.adapters.length === 0 ? sql.literal("0") : sql`d.adapter IN ${sql.in(filters.adapters)}`)
-  if (!filters.includeProposed) clauses.push(sql.literal("(d.quality IS NULL OR d.quality <> 'proposed')"))
+export const filterClause = (filters: ItemFilters): SqlText => {
+  const clauses: Array<SqlText> = []
+  if (filters.bundles !== undefined) clauses.push(filters.bundles.length === 0 ? literal("0") : sql`d.bundle IN ${inList(filters.bundles)}`)
+  if (filters.types !== undefined) clauses.push(filters.types.length === 0 ? literal("0") : sql`d.type IN ${inList(filters.types)}`)
+  if (filters.adapters !== undefined) clauses.push(filters.adapters.length === 0 ? literal("0") : sql`d.adapter IN ${inList(filters.adapters)}`)
+  if (!filters.includeProposed) clauses.push(literal("(d.quality IS NULL OR d.quality <> 'proposed')"))
   for (const [key, value] of Object.entries(filters.scope ?? {})) {
     clauses.push(sql`EXISTS (SELECT 1 FROM json_each(d.scope) j WHERE j.key = ${key} AND j.value = ${value})`)
   }
-  if (filters.belief === "current") clauses.push(sql.literal(`NOT ${REPLACED}`))
-  else if (filters.belief === "historical") clauses.push(sql.literal(PAST))
-  return sql.and(clauses)
+  if (filters.belief === "current") clauses.push(literal(`NOT ${REPLACED}`))
+  else if (filters.belief === "historical") clauses.push(literal(PAST))
+  return and(clauses)
 }

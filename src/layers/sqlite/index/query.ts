@@ -1,5 +1,4 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { Fragment } from "@effect/sql/Statement"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { QueryGroup } from "../../../domain/Query.js"
 import type { ItemFilters } from "../../../domain/Search.js"
@@ -7,8 +6,44 @@ import type { BrowseQuery, CandidateQuery, CandidateSet } from "../../../service
 import { filterClause } from "./filters.js"
 import { groupExpression, likePattern, orExpression, substringExpression, TRIGRAM_MIN } from "./matchExpression.js"
 import { ITEM_COLUMNS, ITEM_JOINS, itemFromRow, type ItemRow } from "./rows.js"
+import { and, csv, inList, join, literal, or, sql, type SqlText } from "./sqlText.js"
 
-type CandidateRow = ItemRow & { readonly id: number; readonly lexical: number } & Record<`m${number}`, number>
+/**
+ * Runs read statements (reader.ts): rows as objects, or as arrays of values,
+ * which better-sqlite3 builds in half the time for rows as wide as ITEM_COLUMNS.
+ */
+export interface SearchSql {
+  readonly rows: <Row>(statement: SqlText) => Effect.Effect<ReadonlyArray<Row>, SqlError>
+  readonly values: (statement: SqlText) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>
+}
+
+/** ITEM_COLUMNS read as values, from position `at`: keep in the order of ITEM_COLUMNS (test/cli/search-fastpath.test.ts checks). */
+export const itemRowAt = (v: ReadonlyArray<unknown>, at = 0): ItemRow => ({
+  ref: v[at] as string,
+  bundle: v[at + 1] as string,
+  conceptId: v[at + 2] as string,
+  adapter: v[at + 3] as string,
+  type: v[at + 4] as string | null,
+  name: v[at + 5] as string,
+  description: v[at + 6] as string | null,
+  tags: v[at + 7] as string,
+  aliases: v[at + 8] as string,
+  hints: v[at + 9] as string,
+  quality: v[at + 10] as string | null,
+  beliefState: v[at + 11] as string | null,
+  supersededBy: v[at + 12] as string | null,
+  status: v[at + 13] as string | null,
+  staleAfter: v[at + 14] as string | null,
+  pinned: v[at + 15] as number,
+  path: v[at + 16] as string,
+  hash: v[at + 17] as string,
+  bytes: v[at + 18] as number,
+  tokens: v[at + 19] as number | null,
+  utility: v[at + 20] as number | null,
+  utilityAt: v[at + 21] as string | null,
+  editable: v[at + 22] as number | null
+})
+const ITEM_WIDTH = 23
 
 const WORD_WEIGHTS = "10.0, 5.0, 3.0, 2.0, 1.0"
 const TRIGRAM_WEIGHTS = "10.0, 5.0, 3.0, 1.0"
@@ -22,17 +57,17 @@ const LIKE_WEIGHTS = [10, 5, 3, 1] as const
  * counts add up; a phrase takes its rarest word) or by a counting query.
  */
 interface MatchPlan {
-  readonly hits: Fragment
+  readonly hits: SqlText
   /** The same match without ranking: every matching row id. */
-  readonly ids: Fragment
-  readonly member: ReadonlyArray<Fragment>
-  readonly frequency: ReadonlyArray<{ readonly terms: ReadonlyArray<string>; readonly phrase: boolean } | Fragment>
+  readonly ids: SqlText
+  readonly member: ReadonlyArray<SqlText>
+  readonly frequency: ReadonlyArray<{ readonly terms: ReadonlyArray<string>; readonly phrase: boolean } | SqlText>
 }
 
-const wordsPlan = (sql: SqlClient.SqlClient, groups: ReadonlyArray<QueryGroup>, prefix: boolean): MatchPlan => {
+const wordsPlan = (groups: ReadonlyArray<QueryGroup>, prefix: boolean): MatchPlan => {
   const expressions = groups.map((g) => groupExpression(g, prefix))
   return {
-    hits: sql`SELECT rowid AS id, bm25(documents_fts, ${sql.literal(WORD_WEIGHTS)}) AS rank FROM documents_fts WHERE documents_fts MATCH ${orExpression(expressions)}`,
+    hits: sql`SELECT rowid AS id, bm25(documents_fts, ${literal(WORD_WEIGHTS)}) AS rank FROM documents_fts WHERE documents_fts MATCH ${orExpression(expressions)}`,
     ids: sql`SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ${orExpression(expressions)}`,
     member: expressions.map((e) => sql`d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${e})`),
     // Prefix terms have no single vocabulary entry: count them.
@@ -42,10 +77,10 @@ const wordsPlan = (sql: SqlClient.SqlClient, groups: ReadonlyArray<QueryGroup>, 
   }
 }
 
-const trigramPlan = (sql: SqlClient.SqlClient, segments: ReadonlyArray<string>): MatchPlan => {
+const trigramPlan = (segments: ReadonlyArray<string>): MatchPlan => {
   const expressions = segments.map(substringExpression)
   return {
-    hits: sql`SELECT rowid AS id, bm25(documents_trigram, ${sql.literal(TRIGRAM_WEIGHTS)}) AS rank FROM documents_trigram WHERE documents_trigram MATCH ${orExpression(expressions)}`,
+    hits: sql`SELECT rowid AS id, bm25(documents_trigram, ${literal(TRIGRAM_WEIGHTS)}) AS rank FROM documents_trigram WHERE documents_trigram MATCH ${orExpression(expressions)}`,
     ids: sql`SELECT rowid AS id FROM documents_trigram WHERE documents_trigram MATCH ${orExpression(expressions)}`,
     member: expressions.map((e) => sql`d.id IN (SELECT rowid FROM documents_trigram WHERE documents_trigram MATCH ${e})`),
     frequency: expressions.map((e) => sql`(SELECT count(*) FROM documents_trigram WHERE documents_trigram MATCH ${e})`)
@@ -53,39 +88,39 @@ const trigramPlan = (sql: SqlClient.SqlClient, segments: ReadonlyArray<string>):
 }
 
 /** Segments under 3 characters cannot use trigrams: LIKE over the trigram table's text, weighted like bm25's columns. */
-const likePlan = (sql: SqlClient.SqlClient, segments: ReadonlyArray<string>): MatchPlan => {
-  const contains = (alias: string, pattern: string) => sql.or(TRIGRAM_COLUMNS.map((c) => sql`${sql.literal(`${alias}${c}`)} LIKE ${pattern} ESCAPE '\\'`))
+const likePlan = (segments: ReadonlyArray<string>): MatchPlan => {
+  const contains = (alias: string, pattern: string) => or(TRIGRAM_COLUMNS.map((c) => sql`${literal(`${alias}${c}`)} LIKE ${pattern} ESCAPE '\\'`))
   const patterns = segments.map(likePattern)
-  const weight = patterns.flatMap((p) => TRIGRAM_COLUMNS.map((c, i) => sql`${sql.literal(String(LIKE_WEIGHTS[i]))} * (${sql.literal(c)} LIKE ${p} ESCAPE '\\')`))
+  const weight = patterns.flatMap((p) => TRIGRAM_COLUMNS.map((c, i) => sql`${literal(String(LIKE_WEIGHTS[i]))} * (${literal(c)} LIKE ${p} ESCAPE '\\')`))
   return {
-    hits: sql`SELECT rowid AS id, -(${sql.join(" + ", false)(weight)}) AS rank FROM documents_trigram WHERE ${sql.or(patterns.map((p) => contains("", p)))}`,
-    ids: sql`SELECT rowid AS id FROM documents_trigram WHERE ${sql.or(patterns.map((p) => contains("", p)))}`,
+    hits: sql`SELECT rowid AS id, -(${join(" + ", weight)}) AS rank FROM documents_trigram WHERE ${or(patterns.map((p) => contains("", p)))}`,
+    ids: sql`SELECT rowid AS id FROM documents_trigram WHERE ${or(patterns.map((p) => contains("", p)))}`,
     member: patterns.map((p) => sql`d.id IN (SELECT rowid FROM documents_trigram x WHERE ${contains("x.", p)})`),
     frequency: patterns.map((p) => sql`(SELECT count(*) FROM documents_trigram x WHERE ${contains("x.", p)})`)
   }
 }
 
-const planFor = (sql: SqlClient.SqlClient, query: CandidateQuery): MatchPlan | undefined => {
+const planFor = (query: CandidateQuery): MatchPlan | undefined => {
   const match = query.match
-  if (match._tag === "Words") return match.groups.length === 0 ? undefined : wordsPlan(sql, match.groups, match.prefix)
+  if (match._tag === "Words") return match.groups.length === 0 ? undefined : wordsPlan(match.groups, match.prefix)
   if (match.segments.length === 0) return undefined
-  return match.segments.every((s) => [...s].length >= TRIGRAM_MIN) ? trigramPlan(sql, match.segments) : likePlan(sql, match.segments)
+  return match.segments.every((s) => [...s].length >= TRIGRAM_MIN) ? trigramPlan(match.segments) : likePlan(match.segments)
 }
 
-const isFragment = (f: MatchPlan["frequency"][number]): f is Fragment => !("terms" in f)
+const isCounted = (f: MatchPlan["frequency"][number]): f is SqlText => !("terms" in f)
 
 /** Document frequency per group and the number of documents, in one statement. */
-const frequencies = (sql: SqlClient.SqlClient, plan: MatchPlan) =>
+const frequencies = (db: SearchSql, plan: MatchPlan) =>
   Effect.gen(function* () {
-    const words = [...new Set(plan.frequency.flatMap((f) => (isFragment(f) ? [] : f.terms)))]
-    const counted = plan.frequency.flatMap((f, i) => (isFragment(f) ? [sql`${f} AS ${sql.literal(`c${i}`)}`] : []))
+    const words = [...new Set(plan.frequency.flatMap((f) => (isCounted(f) ? [] : f.terms)))]
+    const counted = plan.frequency.flatMap((f, i) => (isCounted(f) ? [sql`${f} AS ${literal(`c${i}`)}`] : []))
     // One row of totals; the vocabulary's counts ride along as JSON.
-    const [totals] = yield* sql<Record<string, number> & { readonly vocab: string | null }>`SELECT (SELECT count(*) FROM documents) AS n,
-      ${words.length === 0 ? sql.literal("NULL") : sql`(SELECT json_group_object(term, doc) FROM documents_vocab WHERE term IN ${sql.in(words)})`} AS vocab
-      ${counted.length === 0 ? sql.literal("") : sql`, ${sql.csv(counted)}`}`
+    const [totals] = yield* db.rows<Record<string, number> & { readonly vocab: string | null }>(sql`SELECT (SELECT count(*) FROM documents) AS n,
+      ${words.length === 0 ? literal("NULL") : sql`(SELECT json_group_object(term, doc) FROM documents_vocab WHERE term IN ${inList(words)})`} AS vocab
+      ${counted.length === 0 ? literal("") : sql`, ${csv(counted)}`}`)
     const df = new Map<string, number>(Object.entries(JSON.parse(totals?.vocab ?? "{}") as Record<string, number>))
     const documentFrequency = plan.frequency.map((f, i) => {
-      if (isFragment(f)) return totals?.[`c${i}`] ?? 0
+      if (isCounted(f)) return totals?.[`c${i}`] ?? 0
       const counts = f.terms.map((t) => df.get(t) ?? 0)
       return f.phrase ? Math.min(...counts) : counts.reduce((a, b) => a + b, 0)
     })
@@ -96,7 +131,14 @@ const frequencies = (sql: SqlClient.SqlClient, plan: MatchPlan) =>
 const narrows = (filters: ItemFilters): boolean =>
   filters.bundles !== undefined || filters.types !== undefined || filters.adapters !== undefined || filters.scope !== undefined || filters.belief === "historical"
 
-const byRank = (a: CandidateRow, b: CandidateRow) => b.lexical - a.lexical || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0)
+/** A candidate as fetched: its item's columns, bm25 (higher is better) and, for several groups, which it contains (m0, m1 …). */
+interface Fetched {
+  readonly row: ItemRow
+  readonly lexical: number
+  readonly member: ReadonlyArray<unknown>
+}
+
+const byRank = (a: Fetched, b: Fetched) => b.lexical - a.lexical || (a.row.ref < b.row.ref ? -1 : a.row.ref > b.row.ref ? 1 : 0)
 
 /**
  * Lexical candidates (spec 04 §3 step 3). The MATCH runs on its own (in a
@@ -106,49 +148,57 @@ const byRank = (a: CandidateRow, b: CandidateRow) => b.lexical - a.lexical || (a
  * the whole match is joined and filtered. Membership per group is asked for
  * the returned rows only.
  */
-export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
+export const candidates = (db: SearchSql, query: CandidateQuery) =>
   Effect.gen(function* () {
-    const plan = planFor(sql, query)
+    const plan = planFor(query)
     const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
     if (plan === undefined) return empty
     const single = plan.member.length === 1
-    const member = single ? sql.literal("") : sql`, ${sql.csv(plan.member.map((m, i) => sql`${m} AS ${sql.literal(`m${i}`)}`))}`
-    const filters = filterClause(sql, query.filters)
+    const member = single ? literal("") : sql`, ${csv(plan.member.map((m, i) => sql`${m} AS ${literal(`m${i}`)}`))}`
+    const filters = filterClause(query.filters)
     // A margin for items the filters leave out; rarely more than a few.
     const wide = query.limit + Math.max(10, Math.ceil(query.limit / 4))
 
-    const top = yield* sql<{ id: number; rank: number }>`SELECT id, rank FROM (${plan.hits}) ORDER BY rank LIMIT ${wide}`
+    const top = yield* db.values(sql`SELECT id, rank FROM (${plan.hits}) ORDER BY rank LIMIT ${wide}`)
     if (top.length === 0) return empty
-    const rankOf = new Map(top.map((row) => [row.id, row.rank]))
-    const fetched = yield* sql<CandidateRow>`SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id ${member}
-      FROM documents d ${sql.literal(ITEM_JOINS)} WHERE d.id IN ${sql.in(top.map((row) => row.id))} AND ${filters}`
-    let rows: ReadonlyArray<CandidateRow> = fetched.map((row) => ({ ...row, lexical: -(rankOf.get(row.id) ?? 0) })).sort(byRank).slice(0, query.limit)
+    const rankOf = new Map(top.map(([id, rank]) => [id, rank as number]))
+    // Columns: ITEM_COLUMNS, the row id, then one membership per group.
+    const fetched = (yield* db.values(sql`SELECT ${literal(ITEM_COLUMNS)}, d.id AS id ${member}
+      FROM documents d ${literal(ITEM_JOINS)} WHERE d.id IN ${inList(top.map(([id]) => id))} AND ${filters}`)).map(
+      (v): Fetched => ({ row: itemRowAt(v), lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0), member: v.slice(ITEM_WIDTH + 1) })
+    )
+    let rows: ReadonlyArray<Fetched> = fetched.sort(byRank).slice(0, query.limit)
     let total: number
     if (top.length < wide) total = fetched.length
     else if (fetched.length < query.limit || narrows(query.filters)) {
-      rows = [...(yield* sql<CandidateRow>`WITH hits AS MATERIALIZED (${plan.hits}),
+      // Columns: ITEM_COLUMNS, bm25 as lexical, then one membership per group.
+      rows = (yield* db.values(sql`WITH hits AS MATERIALIZED (${plan.hits}),
         ranked AS (
           SELECT h.id AS id, h.rank AS rank, d.ref AS ref FROM hits h JOIN documents d ON d.id = h.id
           WHERE ${filters} ORDER BY h.rank, d.ref LIMIT ${query.limit}
         )
-        SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, -r.rank AS lexical ${member}
-        FROM ranked r JOIN documents d ON d.id = r.id ${sql.literal(ITEM_JOINS)} ORDER BY r.rank, r.ref`)]
-      const [counted] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM (${plan.ids}) m JOIN documents d ON d.id = m.id WHERE ${filters}`
+        SELECT ${literal(ITEM_COLUMNS)}, -r.rank AS lexical ${member}
+        FROM ranked r JOIN documents d ON d.id = r.id ${literal(ITEM_JOINS)} ORDER BY r.rank, r.ref`)).map(
+        (v): Fetched => ({ row: itemRowAt(v), lexical: v[ITEM_WIDTH] as number, member: v.slice(ITEM_WIDTH + 1) })
+      )
+      const [counted] = yield* db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM (${plan.ids}) m JOIN documents d ON d.id = m.id WHERE ${filters}`)
       total = counted?.n ?? rows.length
     } else {
-      // Every match counts but the few proposed or replaced ones the filters leave out (a partial index finds them).
-      const [counted] = yield* sql<{ n: number; excluded: number }>`SELECT (SELECT count(*) FROM (${plan.ids})) AS n,
-        (SELECT count(*) FROM documents d INDEXED BY documents_excludable WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
-          AND d.id IN (SELECT id FROM (${plan.ids})) AND NOT ${filters}) AS excluded`
+      // Every match counts but the few proposed or replaced ones the filters leave out (a partial index finds
+      // them; without any, the match is not run a second time to find none).
+      const [counted] = yield* db.rows<{ n: number; excluded: number }>(sql`SELECT (SELECT count(*) FROM (${plan.ids})) AS n,
+        CASE WHEN EXISTS (SELECT 1 FROM documents d INDEXED BY documents_excludable WHERE d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
+        THEN (SELECT count(*) FROM documents d INDEXED BY documents_excludable WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
+          AND d.id IN (SELECT id FROM (${plan.ids})) AND NOT ${filters}) ELSE 0 END AS excluded`)
       total = (counted?.n ?? 0) - (counted?.excluded ?? 0)
     }
     if (rows.length === 0) return empty
-    const stats = yield* frequencies(sql, plan)
+    const stats = yield* frequencies(db, plan)
     return {
-      candidates: rows.map((row) => ({
-        item: itemFromRow(row),
-        lexical: row.lexical,
-        matched: plan.member.map((_, i) => single || row[`m${i}`] === 1)
+      candidates: rows.map((c) => ({
+        item: itemFromRow(c.row),
+        lexical: c.lexical,
+        matched: plan.member.map((_, i) => single || c.member[i] === 1)
       })),
       total,
       ...stats
@@ -156,24 +206,29 @@ export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
   })
 
 /** The items with these refs that pass the filters, in the order given. */
-export const itemsByRef = (sql: SqlClient.SqlClient, refs: ReadonlyArray<string>, filters: ItemFilters) =>
+export const itemsByRef = (db: SearchSql, refs: ReadonlyArray<string>, filters: ItemFilters) =>
   Effect.gen(function* () {
     if (refs.length === 0) return []
-    const rows = yield* sql<ItemRow>`SELECT ${sql.literal(ITEM_COLUMNS)} FROM documents d ${sql.literal(ITEM_JOINS)}
-      WHERE d.ref IN ${sql.in(refs)} AND ${filterClause(sql, filters)}`
-    const byRef = new Map(rows.map((row) => [row.ref, itemFromRow(row)]))
+    const rows = yield* db.values(sql`SELECT ${literal(ITEM_COLUMNS)} FROM documents d ${literal(ITEM_JOINS)}
+      WHERE d.ref IN ${inList(refs)} AND ${filterClause(filters)}`)
+    const byRef = new Map(rows.map((v) => [v[0] as string, itemFromRow(itemRowAt(v))]))
     return refs.flatMap((ref) => byRef.get(ref) ?? [])
   })
 
 /** Items under a concept-id prefix (and bundle), sorted by ref. */
-export const browse = (sql: SqlClient.SqlClient, query: BrowseQuery) =>
+export const browse = (db: SearchSql, query: BrowseQuery) =>
   Effect.gen(function* () {
     const where = [
       ...(query.bundle === undefined ? [] : [sql`d.bundle = ${query.bundle}`]),
       ...(query.prefix === "" ? [] : [sql`substr(d.concept_id, 1, length(${query.prefix})) = ${query.prefix}`]),
-      filterClause(sql, query.filters)
+      filterClause(query.filters)
     ]
-    const rows = yield* sql<ItemRow & { readonly total: number }>`SELECT ${sql.literal(ITEM_COLUMNS)}, count(*) OVER () AS total
-      FROM documents d ${sql.literal(ITEM_JOINS)} WHERE ${sql.and(where)} ORDER BY d.ref LIMIT ${query.limit}`
-    return { items: rows.map(itemFromRow), total: rows[0]?.total ?? 0 }
+    // Columns: ITEM_COLUMNS, then the number of items before the limit.
+    const rows = yield* db.values(sql`SELECT ${literal(ITEM_COLUMNS)}, count(*) OVER () AS total
+      FROM documents d ${literal(ITEM_JOINS)} WHERE ${and(where)} ORDER BY d.ref LIMIT ${query.limit}`)
+    return { items: rows.map((v) => itemFromRow(itemRowAt(v))), total: (rows[0]?.[ITEM_WIDTH] as number | undefined) ?? 0 }
   })
+
+/** When index.db was last built (meta `indexed_at`); undefined before the first build (R-WS-2). */
+export const lastIndexed = (db: SearchSql) =>
+  Effect.map(db.rows<{ readonly value: string }>(literal("SELECT value FROM meta WHERE key = 'indexed_at'")), (rows) => rows[0]?.value)

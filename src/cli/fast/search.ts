@@ -1,0 +1,61 @@
+import { Clock, Effect, Exit, Fiber } from "effect"
+import { openSearchLive } from "../../layers/SearchLive.js"
+import { searchIndexed } from "../../programs/searchIndexed.js"
+import { ExitCode, reportCause } from "../exitCodes.js"
+import { renderError, renderResult, styleFor } from "../render.js"
+import { searchInput, searchView } from "../searchCommon.js"
+import { parseSearchArgv } from "./searchArgv.js"
+
+/**
+ * `akm search` without @effect/cli, @effect/sql or the whole service graph
+ * (docs/decisions/0002-start-up.md): bin/akm.js tries this first for
+ * `akm search …`, from its own small bundle (dist/cli/search.cjs). It runs the
+ * same program (searchIndexed) on the same data and prints through the same
+ * view as src/cli/search.ts, and answers only what it can answer exactly as
+ * the full CLI would: a plain command line (searchArgv.ts) on a workspace in
+ * its everyday state (layers/SearchLive.ts), with a result. Anything else —
+ * an unusual command line, a first run, a database to migrate, any error —
+ * resolves to undefined before a byte is printed or a row written, and
+ * bin/akm.js runs the full CLI, which prints its own output and errors.
+ * Interruption is the exception: it is answered here (130, 143), as main.ts
+ * would, rather than starting the search again.
+ */
+export const runSearch = async (argv: ReadonlyArray<string>): Promise<number | undefined> => {
+  const args = parseSearchArgv(argv)
+  if (args === undefined) return undefined
+  const live = openSearchLive({ configDir: args.configDir, dataDir: args.dataDir, cacheDir: args.cacheDir }, !args.options.noTrack)
+  if (live === undefined) return undefined
+  const stdoutTTY = process.stdout.isTTY === true
+  const format = args.format ?? (stdoutTTY ? "text" : "json")
+  const input = searchInput(args.options)
+  const program = Effect.flatMap(Clock.currentTimeNanos, (started) => searchIndexed(input, started)).pipe(Effect.provide(live.layer))
+  const fiber = Effect.runFork(program)
+  let signal: "SIGINT" | "SIGTERM" | undefined
+  const onSigint = () => {
+    signal = "SIGINT"
+    Effect.runFork(Fiber.interrupt(fiber))
+  }
+  const onSigterm = () => {
+    signal = "SIGTERM"
+    Effect.runFork(Fiber.interrupt(fiber))
+  }
+  process.once("SIGINT", onSigint)
+  process.once("SIGTERM", onSigterm)
+  const exit = await Effect.runPromise(Fiber.await(fiber))
+  process.off("SIGINT", onSigint)
+  process.off("SIGTERM", onSigterm)
+  try {
+    if (Exit.isSuccess(exit)) {
+      process.stdout.write(renderResult(format, exit.value, searchView, styleFor(stdoutTTY, process.env)))
+      return ExitCode.ok
+    }
+    const reported = reportCause(exit.cause)
+    if (reported.code !== "interrupted") return undefined
+    // As main.ts: 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
+    const report = signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
+    process.stderr.write(renderError(format, report, styleFor(process.stderr.isTTY === true, process.env)))
+    return report.exit
+  } finally {
+    live.close()
+  }
+}
