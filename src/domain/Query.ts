@@ -9,8 +9,12 @@
 const NON_ASCII = /[^ -~\t\n\r]/
 const isAscii = (text: string): boolean => !NON_ASCII.test(text)
 
-/** NFC and lower case: the first thing done to every query and every indexed field. */
-export const normalize = (text: string): string => (isAscii(text) ? text : text.normalize("NFC")).toLowerCase()
+/**
+ * NFC and lower case: the first thing done to every query and every indexed field.
+ * The micro sign is case-folded to Greek mu as FTS5's unicode61 does ("µs" in a
+ * doc must match "μs"); toLowerCase leaves it alone.
+ */
+export const normalize = (text: string): string => (isAscii(text) ? text.toLowerCase() : text.normalize("NFC").toLowerCase().replaceAll("\u00b5", "\u03bc"))
 
 /** remove_diacritics 2: "café" and "cafe" are one term. */
 export const foldDiacritics = (text: string): string => (isAscii(text) ? text : text.normalize("NFD").replace(/\p{M}+/gu, "").normalize("NFC"))

@@ -51,7 +51,7 @@ describe("npm run bench", () => {
     expect(startup.runs).toBe(5)
     expect(startup.reference.name).toBe("node -e 0")
     expect(isTiming(startup.reference)).toBe(true)
-    expect(startup.commands.map((c) => c.name)).toEqual(["akm --version", "akm --help", "akm info", "akm bundle list"])
+    expect(startup.commands.map((c) => c.name)).toEqual(["akm --version", "akm --help", "akm info", "akm bundle list", "akm search"])
     for (const command of startup.commands) {
       expect(isTiming(command), command.name).toBe(true)
       expect(Number.isFinite(command.ratio) && command.ratio > 0, command.name).toBe(true)
