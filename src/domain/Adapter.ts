@@ -78,6 +78,21 @@ export interface PlanResult {
  */
 export type Projection = Omit<IndexDocument, "ref" | "bundle" | "conceptId" | "adapter" | "path" | "files" | "hash" | "bytes" | "tokens">
 
+/**
+ * What whole-bundle rules see of a projected item: its identity and relations
+ * (name, type, tags, links, supersededBy, extra…), not the fields derived from
+ * its text (`content`, `hints`, `description`, `outline`). A scan streams
+ * documents to the index in bounded batches and keeps only this of each item
+ * until the end (spec 10 §2); a rule that needs an item's text projects it again.
+ */
+export type LintProjection = Omit<Projection, "content" | "hints" | "description" | "outline">
+
+/** One projected item as `lintBundle` sees it. */
+export interface LintItem {
+  readonly plan: ItemPlan
+  readonly projection: LintProjection
+}
+
 export interface ProjectResult {
   readonly projection: Projection
   readonly diagnostics: ReadonlyArray<Diagnostic>
@@ -141,8 +156,8 @@ export interface BundleAdapter {
   readonly plan: (files: ReadonlyArray<FileMeta>, bundle: BundleInfo) => PlanResult
   /** One item's projection and native diagnostics, reading only through ctx. */
   readonly project: (item: ItemPlan, ctx: ValidateContext) => Effect.Effect<ProjectResult, FileUnreadable>
-  /** Whole-bundle rules (links, collisions, reserved names, conventions) over the projected items. */
-  readonly lintBundle?: (ctx: ValidateContext, items: ReadonlyArray<{ readonly plan: ItemPlan; readonly projection: Projection }>) => Effect.Effect<ReadonlyArray<Diagnostic>>
+  /** Whole-bundle rules (links, collisions, reserved names, conventions) over the projected items, in plan order. */
+  readonly lintBundle?: (ctx: ValidateContext, items: ReadonlyArray<LintItem>) => Effect.Effect<ReadonlyArray<Diagnostic>>
   /** `ctx` gives access to guidance files the format keeps in the bundle (a wiki's schema.md). */
   readonly authoringContext?: (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate", ctx?: ValidateContext) => Effect.Effect<AuthoringContext>
   readonly create?: (request: CreateRequest, ctx: ValidateContext) => Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused>

@@ -1,14 +1,14 @@
 import { Clock, Effect, Option } from "effect"
 import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
-import { countBySeverity, type Diagnostic } from "../domain/Diagnostic.js"
-import type { IndexDocument, PersistSummary } from "../domain/IndexDocument.js"
+import { countBySeverity } from "../domain/Diagnostic.js"
+import type { PersistSummary } from "../domain/IndexDocument.js"
 import { BundleFiles } from "../services/BundleFiles.js"
-import { IndexStore, type BundleManifest, type DiagnosticCounts } from "../services/IndexStore.js"
+import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
 import { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
-import { resolveBundle, scanWith } from "./scan.js"
+import { resolveBundle, scanStreamed, type ScanSummary } from "./scan.js"
 
 export interface IndexInput {
   /** One bundle; default every configured bundle. */
@@ -84,16 +84,19 @@ export const rescanReason = (manifest: BundleManifest | undefined, adapter: Bund
   return undefined
 }
 
-/** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash. */
-const manifestFiles = (root: string, files: ReadonlyArray<FileMeta>, documents: ReadonlyArray<IndexDocument>) => {
-  const single = new Map(documents.filter((d) => d.files.length === 1).map((d) => [d.files[0]!, d.hash] as const))
+/** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash (keyed by absolute path). */
+const manifestFiles = (root: string, files: ReadonlyArray<FileMeta>, single: ReadonlyMap<string, string>) => {
   const prefix = root.endsWith("/") ? root : `${root}/`
   return files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, hash: single.get(`${prefix}${f.path}`) }))
 }
 
 const reasonOf = (error: { readonly message: string }): string => error.message
 
-/** One bundle: walk (stat only) → compare with the manifest → skip, or scan and persist in one transaction. */
+/**
+ * One bundle: walk (stat only) → compare with the manifest → skip, or scan
+ * and persist in one transaction, the documents streamed from the scan to the
+ * store in bounded batches (spec 10 §2: memory does not grow with the bundle).
+ */
 const indexBundle = (name: string, input: IndexInput, now: string) =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
@@ -118,46 +121,71 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
     if (resolved._tag === "Left") return yield* stale(null, reasonOf(resolved.left))
     const { info, adapter } = resolved.right
     yield* progress.update(task, 0)
-    const rootUnreadable = (diagnostics: ReadonlyArray<Diagnostic>) => diagnostics.find((d) => d.code === "unreadable-directory" && d.path === ".")
-    // With no manifest and no rows there is nothing to compare: the scan's own walk is the only one.
+    // One walk serves the manifest comparison and the scan.
+    const walked = yield* Effect.either(files.walk(info.root, { includeHidden: adapter.includeHidden ?? false }))
+    if (walked._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${walked.left.reason}`)
+    // An unreadable root lists no files; that is not an empty bundle (R-IDX-3).
+    const unreadable = walked.right.diagnostics.find((d) => d.code === "unreadable-directory" && d.path === ".")
+    if (unreadable !== undefined) return yield* stale(adapter.id, `cannot read ${info.root}: ${unreadable.message}`)
+    const total = walked.right.files.length
+    // With no manifest and no rows there is nothing to compare.
     const firstRun = manifest === undefined && kept.unchanged === 0
     let reason = input.full === true ? "--full" : "not indexed yet"
     if (!firstRun) {
-      const walked = yield* Effect.either(files.walk(info.root, { includeHidden: adapter.includeHidden ?? false }))
-      if (walked._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${walked.left.reason}`)
-      // An unreadable root lists no files; that is not an empty bundle (R-IDX-3).
-      const unreadable = rootUnreadable(walked.right.diagnostics)
-      if (unreadable !== undefined) return yield* stale(adapter.id, `cannot read ${info.root}: ${unreadable.message}`)
       const why = rescanReason(manifest, adapter, info.writable, walked.right.files, input.full === true)
       if (why === undefined) {
         yield* progress.done(task, "unchanged")
-        return { ...kept, adapter: adapter.id, status: "unchanged", files: walked.right.files.length, diagnostics: manifest?.diagnostics ?? NO_DIAGNOSTICS, durationMs: yield* elapsed } satisfies BundleIndexReport
+        return { ...kept, adapter: adapter.id, status: "unchanged", files: total, diagnostics: manifest?.diagnostics ?? NO_DIAGNOSTICS, durationMs: yield* elapsed } satisfies BundleIndexReport
       }
       reason = why
-      yield* progress.update(task, 0, walked.right.files.length)
     }
+    yield* progress.update(task, 0, total)
 
-    const scanned = yield* Effect.either(scanWith(info, adapter))
-    if (scanned._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${scanned.left.reason}`)
-    const scan = scanned.right
-    const diagnostics = countBySeverity(scan.diagnostics)
-    const unreadable = rootUnreadable(scan.diagnostics)
-    if (unreadable !== undefined) return yield* stale(adapter.id, `cannot read ${info.root}: ${unreadable.message}`)
-    if (!scan.complete) {
+    // Hashes of single-file items for the manifest: all that is kept of a document once its batch is written.
+    const single = new Map<string, string>()
+    let scanned = 0
+    const persisted = yield* store.persistStreamed(
+      name,
+      (sink) =>
+        Effect.map(
+          scanStreamed(info, adapter, walked.right, (documents) => {
+            for (const d of documents) {
+              if (d.files.length === 1) single.set(d.files[0]!, d.hash)
+              scanned += d.files.length
+            }
+            return Effect.zipRight(sink.write(documents), progress.update(task, Math.min(scanned, total), total))
+          }),
+          (scan): PersistEnd<ScanSummary> =>
+            // A scan that failed as a whole writes nothing: the old rows stay (R-AD-8, R-IDX-3).
+            !scan.complete ? { _tag: "Discard", value: scan } : {
+              _tag: "Commit",
+              value: scan,
+              manifest: {
+                adapter: { id: adapter.id, version: adapter.version },
+                indexedAt: now,
+                files: manifestFiles(info.root, scan.files, single),
+                writable: info.writable,
+                diagnostics: countBySeverity(scan.diagnostics)
+              }
+            }
+        ),
+      { dryRun }
+    )
+    const scan = persisted.value
+    if (persisted.summary === undefined) {
       const failure = scan.diagnostics.find((d) => d.code === "adapter-failed")?.message ?? "the scan failed"
       return yield* stale(adapter.id, failure, scan.files.length)
     }
-    const summary = dryRun
-      ? yield* store.diff(name, scan.documents)
-      : yield* store.persist(name, scan.documents, {
-        adapter: { id: adapter.id, version: adapter.version },
-        indexedAt: now,
-        files: manifestFiles(info.root, scan.files, scan.documents),
-        writable: info.writable,
-        diagnostics
-      })
-    yield* progress.done(task, `${scan.documents.length} items, ${scan.diagnostics.length} diagnostics`)
-    return { ...summary, adapter: adapter.id, status: dryRun ? "planned" : "indexed", reason, files: scan.files.length, diagnostics, durationMs: yield* elapsed } satisfies BundleIndexReport
+    yield* progress.done(task, `${scan.items} items, ${scan.diagnostics.length} diagnostics`)
+    return {
+      ...persisted.summary,
+      adapter: adapter.id,
+      status: dryRun ? "planned" : "indexed",
+      reason,
+      files: scan.files.length,
+      diagnostics: countBySeverity(scan.diagnostics),
+      durationMs: yield* elapsed
+    } satisfies BundleIndexReport
   })
 
 const sum = (reports: ReadonlyArray<BundleIndexReport>): IndexTotals => {

@@ -36,6 +36,30 @@ export interface BundleManifest {
   readonly staleReason?: string | undefined
 }
 
+/** What a persist records besides the documents (the bundle and stale mark are the store's). */
+export type ManifestInput = Omit<BundleManifest, "bundle" | "staleReason">
+
+/** Where a streamed persist's documents go, batch by batch, inside its one transaction. */
+export interface DocumentSink {
+  /** Documents of the persisted bundle; a ref already written in this persist is skipped. */
+  readonly write: (docs: ReadonlyArray<IndexDocument>) => Effect.Effect<void, IndexStoreError>
+}
+
+/**
+ * How a streamed persist's producer ends: `Commit` deletes the refs it did not
+ * write and records the manifest; `Discard` writes nothing at all and keeps
+ * the old rows (a scan that failed as a whole, R-IDX-3).
+ */
+export type PersistEnd<A> =
+  | { readonly _tag: "Commit"; readonly value: A; readonly manifest?: ManifestInput | undefined }
+  | { readonly _tag: "Discard"; readonly value: A }
+
+export interface PersistStreamed<A> {
+  /** What was (or, dry-run, would be) written; undefined when the producer discarded. */
+  readonly summary: PersistSummary | undefined
+  readonly value: A
+}
+
 /** An item as search sees it: the first-class query-time columns, never parsed out of JSON. */
 export interface IndexedItem {
   readonly ref: string
@@ -129,7 +153,19 @@ export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
    * upsert by ref keeping row ids, delete only vanished refs (with their
    * full-text and link rows), and record the manifest, clearing any stale mark.
    */
-  readonly persist: (bundle: string, docs: ReadonlyArray<IndexDocument>, manifest?: Omit<BundleManifest, "bundle" | "staleReason">) => Effect.Effect<PersistSummary, IndexStoreError>
+  readonly persist: (bundle: string, docs: ReadonlyArray<IndexDocument>, manifest?: ManifestInput) => Effect.Effect<PersistSummary, IndexStoreError>
+  /**
+   * `persist` with the documents streamed: `produce` hands them to the sink in
+   * batches while it runs, all inside the bundle's one write transaction, so
+   * memory stays bounded by a batch however large the bundle (spec 10 §2).
+   * A failure of `produce` or of a write rolls the whole bundle back. With
+   * `dryRun` nothing is written and the summary says what would change.
+   */
+  readonly persistStreamed: <A, E, R>(
+    bundle: string,
+    produce: (sink: DocumentSink) => Effect.Effect<PersistEnd<A>, E, R>,
+    options?: { readonly dryRun?: boolean | undefined }
+  ) => Effect.Effect<PersistStreamed<A>, E | IndexStoreError, R>
   /** What `persist` would do, without writing (`akm index --dry-run`). */
   readonly diff: (bundle: string, docs: ReadonlyArray<IndexDocument>) => Effect.Effect<PersistSummary, IndexStoreError>
   readonly manifest: (bundle: string) => Effect.Effect<BundleManifest | undefined, IndexStoreError>

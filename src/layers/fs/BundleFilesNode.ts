@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { createHash, hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
@@ -69,6 +69,16 @@ const resolveOnDisk = (root: string, relative: string): string | undefined => {
 const containedRealPath = (realRoot: string, onDisk: string): string | undefined => {
   try {
     const real = fs.realpathSync(onDisk)
+    return inside(real, realRoot) ? real : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The real path of a path that exists and resolves inside the real root, else undefined (the caller then takes the slow path). */
+const realPathIfInside = (realRoot: string, onDisk: string): string | undefined => {
+  try {
+    const real = fs.realpathSync.native(onDisk)
     return inside(real, realRoot) ? real : undefined
   } catch {
     return undefined
@@ -258,7 +268,7 @@ interface FileDigest {
   readonly size: number
 }
 
-const sha256Of = (bytes: Uint8Array): Buffer => createHash("sha256").update(bytes).digest()
+const sha256Of = (bytes: Uint8Array): Buffer => hash("sha256", bytes, "buffer")
 
 /** Digests of the on-disk files a context has read, so hashing an item needs no second read. */
 const readDigests = new WeakMap<ValidateContext, Map<string, FileDigest>>()
@@ -287,10 +297,14 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
       const override = pending.get(relative)
       if (override?.kind === "text") return override.bytes.byteLength > MAX_FILE_BYTES ? tooLarge(relative, override.bytes.byteLength) : decodeText(relative, override.bytes)
       realRoot ??= fs.realpathSync(bundle.root)
-      const onDisk = resolveOnDisk(bundle.root, relative)
-      if (onDisk === undefined) return new FileUnreadable(relative, "missing", `${relative} does not exist`)
-      const real = containedRealPath(realRoot, onDisk)
-      if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
+      // The common case in one call: the path as listed exists; else look for it name by name (NFD on disk, R-AD-4 checks).
+      let real = realPathIfInside(realRoot, path.join(bundle.root, relative))
+      if (real === undefined) {
+        const onDisk = resolveOnDisk(bundle.root, relative)
+        if (onDisk === undefined) return new FileUnreadable(relative, "missing", `${relative} does not exist`)
+        real = containedRealPath(realRoot, onDisk)
+        if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
+      }
       const bytes = readBounded(real, relative, MAX_FILE_BYTES)
       if (bytes instanceof FileUnreadable) return bytes
       digests.set(relative, { digest: sha256Of(bytes), size: bytes.byteLength })

@@ -9,7 +9,11 @@ import {
   type BundleManifest,
   type Candidate,
   type CandidateSet,
-  type IndexedItem
+  type DocumentSink,
+  type IndexedItem,
+  type ManifestInput,
+  type PersistEnd,
+  type PersistStreamed
 } from "../../services/IndexStore.js"
 
 /** The SQLite layer's bm25 column weights, as MiniSearch field boosts. */
@@ -128,6 +132,39 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
     index.add({ ref: stored.doc.ref, ...stored.fields })
   }
 
+  const persist = (bundle: string, incoming: ReadonlyArray<IndexDocument>, manifest: ManifestInput | undefined): PersistSummary => {
+    const foreign = incoming.find((doc) => doc.bundle !== bundle)
+    if (foreign !== undefined) throw new Error(`persist(${bundle}) got ${foreign.ref} of another bundle`)
+    const plan = diff(bundle, incoming)
+    for (const ref of plan.vanished) remove(ref)
+    for (const stored of plan.writes) put(stored)
+    staleReasons.delete(bundle)
+    known.add(bundle)
+    if (manifest !== undefined) manifests.set(bundle, { bundle, ...manifest })
+    return plan.summary
+  }
+
+  /** The documents are held until the producer commits: this layer keeps everything in memory anyway, and a failure applies nothing. */
+  const persistStreamed = <A, E, R>(
+    bundle: string,
+    produce: (sink: DocumentSink) => Effect.Effect<PersistEnd<A>, E, R>,
+    options?: { readonly dryRun?: boolean | undefined }
+  ): Effect.Effect<PersistStreamed<A>, E, R> =>
+    Effect.gen(function* () {
+      const pending: Array<IndexDocument> = []
+      const end = yield* produce({
+        write: (batch) =>
+          Effect.sync(() => {
+            const foreign = batch.find((doc) => doc.bundle !== bundle)
+            if (foreign !== undefined) throw new Error(`persist(${bundle}) got ${foreign.ref} of another bundle`)
+            pending.push(...batch)
+          })
+      })
+      if (end._tag === "Discard") return { summary: undefined, value: end.value }
+      const summary = options?.dryRun === true ? diff(bundle, pending).summary : persist(bundle, pending, end.manifest)
+      return { summary, value: end.value }
+    })
+
   const groupQuery = (group: QueryGroup): Query =>
     group.phrase
       ? { combineWith: "AND", queries: [...group.tokens] }
@@ -180,19 +217,9 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
 
   return IndexStore.of({
     init: Effect.succeed({ path: ":memory:", migrations: [], integrity: "ok" }),
-    persist: (bundle, incoming, manifest) =>
-      Effect.sync(() => {
-        const foreign = incoming.find((doc) => doc.bundle !== bundle)
-        if (foreign !== undefined) throw new Error(`persist(${bundle}) got ${foreign.ref} of another bundle`)
-        const plan = diff(bundle, incoming)
-        for (const ref of plan.vanished) remove(ref)
-        for (const stored of plan.writes) put(stored)
-        staleReasons.delete(bundle)
-        known.add(bundle)
-        if (manifest !== undefined) manifests.set(bundle, { bundle, ...manifest })
-        return plan.summary
-      }),
+    persist: (bundle, incoming, manifest) => Effect.sync(() => persist(bundle, incoming, manifest)),
     diff: (bundle, incoming) => Effect.sync(() => diff(bundle, incoming).summary),
+    persistStreamed,
     manifest: (bundle) =>
       Effect.sync(() => {
         const manifest = manifests.get(bundle)

@@ -1,51 +1,29 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
 import { IndexDocument } from "../../domain/IndexDocument.js"
-import { IndexStore, type BundleIndexState, type BundleManifest, type DiagnosticCounts } from "../../services/IndexStore.js"
+import {
+  IndexStore,
+  type BundleManifest,
+  type DocumentSink,
+  type PersistEnd,
+  type PersistStreamed
+} from "../../services/IndexStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { withFileMutex } from "../fs/FileMutex.js"
 import { immediateTransaction } from "./Database.js"
-import { countItems, deleteDocuments, persistBundle, writeManifest } from "./index/persist.js"
-import { browse, candidates, itemsByRef } from "./index/query.js"
+import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./index/bundles.js"
+import { countItems, deleteDocuments, persistBundle, persistSession, writeManifest } from "./index/persist.js"
+import { browse, candidates, itemsByRef, lastIndexed } from "./index/query.js"
+import { searchRunner } from "./index/reader.js"
 import { batches } from "./index/rows.js"
 import { lazyDatabase, sqlFailure } from "./LazyDatabase.js"
 import { indexMigrations } from "./migrations.js"
 import { databaseStatus } from "./status.js"
 
 const decodeDoc = Schema.decodeUnknownSync(Schema.parseJson(IndexDocument))
-
-interface BundleRow {
-  readonly name: string
-  readonly items: number
-  readonly adapter: string | null
-  readonly version: string | null
-  readonly indexedAt: string | null
-  readonly writable: number | null
-  readonly errors: number | null
-  readonly warnings: number | null
-  readonly infos: number | null
-  readonly staleReason: string | null
-}
-
-const BUNDLE_COLUMNS = "name, items, adapter, adapter_version AS version, indexed_at AS indexedAt, writable, errors, warnings, infos, stale_reason AS staleReason"
-
-const countsOf = (row: BundleRow): DiagnosticCounts | undefined =>
-  row.errors === null || row.warnings === null || row.infos === null ? undefined : { error: row.errors, warning: row.warnings, info: row.infos }
-
-/** What a bundles row says beyond the item count. */
-const bundleState = (row: BundleRow) => {
-  const diagnostics = countsOf(row)
-  return {
-    ...(row.adapter === null || row.version === null ? {} : { adapter: { id: row.adapter, version: row.version } }),
-    ...(row.indexedAt === null ? {} : { indexedAt: row.indexedAt }),
-    ...(row.writable === null ? {} : { writable: row.writable === 1 }),
-    ...(diagnostics === undefined ? {} : { diagnostics }),
-    ...(row.staleReason === null ? {} : { staleReason: row.staleReason })
-  }
-}
 
 export interface IndexStoreOptions {
   /** The workspace index lease (R-IDX-6), `$DATA/locks/index.lock`; without it only this process is serialised. */
@@ -72,15 +50,46 @@ const renameRows = (sql: SqlClient.SqlClient, from: string, to: string) =>
     yield* sql`UPDATE bundles SET name = ${to} WHERE name = ${from}`
   })
 
+/** A streamed persist whose producer discarded: rolls the transaction back, then becomes its value. */
+class Discarded {
+  constructor(readonly value: unknown) {}
+}
+
 /** index.db through @effect/sql: writes batched into multi-row statements, one BEGIN IMMEDIATE transaction per bundle. */
 export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}) =>
   Effect.gen(function* () {
     const db = yield* lazyDatabase({ filename, migrations: indexMigrations })
     const fail = sqlFailure(filename)
     const lease = yield* Effect.makeSemaphore(1)
+    // What a search reads (candidates, browse, items, bundles, lastIndexed) goes through a plain connection of its
+    // own (index/reader.ts): it sees committed writes only, never those of a transaction still open on `db`.
+    const search = yield* searchRunner(filename, db, fail)
     const read = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>) => Effect.flatMap(db, (sql) => f(sql).pipe(Effect.mapError(fail)))
     const write = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>) =>
       Effect.flatMap(db, (sql) => immediateTransaction(sql, f(sql)).pipe(Effect.mapError(fail)))
+
+    /** IndexStore.persistStreamed: the producer runs inside the bundle's BEGIN IMMEDIATE transaction (a plain read when dry-run). */
+    const persistStreamed = <A, E, R>(
+      bundle: string,
+      produce: (sink: DocumentSink) => Effect.Effect<PersistEnd<A>, E, R>,
+      options?: { readonly dryRun?: boolean | undefined }
+    ) => {
+      const dryRun = options?.dryRun === true
+      const body = (sql: SqlClient.SqlClient) =>
+        Effect.gen(function* () {
+          const session = yield* Effect.mapError(persistSession(sql, bundle, dryRun), fail)
+          const end = yield* produce({ write: (docs) => Effect.mapError(session.write(docs), fail) })
+          if (end._tag === "Discard") return yield* Effect.fail(new Discarded(end.value))
+          const summary = yield* Effect.mapError(session.finish, fail)
+          if (!dryRun) yield* Effect.mapError(writeManifest(sql, bundle, end.manifest), fail)
+          return { summary, value: end.value } satisfies PersistStreamed<A>
+        })
+      return Effect.flatMap(db, (sql) =>
+        dryRun ? body(sql) : Effect.mapError(immediateTransaction(sql, body(sql)), (error) => (error instanceof SqlError ? fail(error) : error))
+      ).pipe(
+        Effect.catchIf((error): error is Discarded => error instanceof Discarded, (discarded) => Effect.succeed<PersistStreamed<A>>({ summary: undefined, value: discarded.value as A }))
+      )
+    }
 
     return IndexStore.of({
       init: read((sql) => databaseStatus(sql, filename)),
@@ -93,6 +102,7 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
           })
         ),
       diff: (bundle, docs) => read((sql) => persistBundle(sql, bundle, docs, true)),
+      persistStreamed,
       manifest: (bundle) =>
         read((sql) =>
           Effect.gen(function* () {
@@ -115,20 +125,16 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
         ),
       markStale: (bundle, reason) =>
         write((sql) => Effect.zipRight(countItems(sql, bundle), sql`UPDATE bundles SET stale_reason = ${reason} WHERE name = ${bundle}`)),
-      bundles: read((sql) =>
-        Effect.map(sql<BundleRow>`SELECT ${sql.literal(BUNDLE_COLUMNS)} FROM bundles ORDER BY name`, (rows) =>
-          rows.map((row): BundleIndexState => ({ bundle: row.name, items: row.items, ...bundleState(row) }))
-        )
-      ),
-      lastIndexed: read((sql) => Effect.map(sql<{ value: string }>`SELECT value FROM meta WHERE key = 'indexed_at'`, (rows) => rows[0]?.value)),
+      bundles: search(listBundles),
+      lastIndexed: search(lastIndexed),
       recordIndexRun: (at) => read((sql) => sql`INSERT INTO meta (key, value) VALUES ('indexed_at', ${at}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`.pipe(Effect.asVoid)),
       resolve: (ref) =>
         read((sql) => Effect.map(sql<{ doc: string }>`SELECT j.doc FROM documents d JOIN document_json j ON j.id = d.id WHERE d.ref = ${ref}`, (rows) => (rows[0] === undefined ? undefined : decodeDoc(rows[0].doc)))),
       has: (bundle, conceptId) =>
         read((sql) => Effect.map(sql<{ n: number }>`SELECT count(*) AS n FROM documents WHERE ref = ${`${bundle}//${conceptId}`}`, (rows) => (rows[0]?.n ?? 0) > 0)),
-      candidates: (query) => read((sql) => candidates(sql, query)),
-      items: (refs, filters) => read((sql) => itemsByRef(sql, refs, filters)),
-      browse: (query) => read((sql) => browse(sql, query)),
+      candidates: (query) => search((db) => candidates(db, query)),
+      items: (refs, filters) => search((db) => itemsByRef(db, refs, filters)),
+      browse: (query) => search((db) => browse(db, query)),
       counts: read((sql) =>
         Effect.map(sql<{ name: string; items: number }>`SELECT name, items FROM bundles WHERE items > 0 ORDER BY name`, (rows) =>
           Object.fromEntries(rows.map((row) => [row.name, row.items]))

@@ -1,35 +1,57 @@
 import { Effect, Either } from "effect"
-import type { ItemPlan, Projection, ValidateContext } from "../../../domain/Adapter.js"
+import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { findSection, parse as parseRef } from "../../../domain/Ref.js"
 import { parseFrontmatter } from "../core/Frontmatter.js"
 import type { RuleBook } from "../core/RuleBook.js"
+import { projectAkm } from "./project.js"
 import { expandShortRef } from "./refs.js"
 
-type Items = ReadonlyArray<{ readonly plan: ItemPlan; readonly projection: Projection }>
+type Items = ReadonlyArray<LintItem>
 
 /** The concept id a ref names in this bundle, as written or expanded from `<type>/<name>`. */
-const findTarget = (conceptId: string, known: ReadonlyMap<string, Projection>): string | undefined =>
+const findTarget = (conceptId: string, known: ReadonlyMap<string, LintItem>): string | undefined =>
   known.has(conceptId) ? conceptId : known.has(expandShortRef(conceptId)) ? expandShortRef(conceptId) : undefined
 
+/**
+ * A target's headings, from projecting it again: whole-bundle rules do not
+ * get outlines (spec 10 §2 memory bound), and a ref with a fragment is rare.
+ */
+const outlineOf = (item: LintItem, ctx: ValidateContext, book: RuleBook): Effect.Effect<ReadonlyArray<{ readonly depth: number; readonly text: string; readonly slug: string }>> =>
+  Effect.suspend(() => projectAkm(item.plan, ctx, book)).pipe(
+    Effect.map((result) => result.projection.outline ?? []),
+    Effect.orElseSucceed(() => []),
+    Effect.catchAllDefect(() => Effect.succeed([]))
+  )
+
 /** Why a ref from this bundle does not resolve, or undefined when it does (or points at another bundle). */
-const refProblem = (ref: string, bundle: string, known: ReadonlyMap<string, Projection>): string | undefined => {
-  const parsed = parseRef(ref)
-  if (Either.isLeft(parsed)) return `'${ref}' is not a ref: ${parsed.left.reason}`
-  const { bundle: other, conceptId, fragment } = parsed.right
-  if (other !== undefined && other !== bundle) return undefined
-  const target = findTarget(conceptId, known)
-  if (target === undefined) return `'${ref}' names no item of this bundle`
-  if (fragment !== undefined && fragment !== "" && findSection((known.get(target)?.outline ?? []).map((h) => ({ ...h, line: 0 })), fragment) === undefined) {
-    return `'${ref}': ${target} has no section #${fragment}`
-  }
-  return undefined
-}
+const refProblem = (ref: string, bundle: string, known: ReadonlyMap<string, LintItem>, outline: (target: string) => Effect.Effect<ReadonlyArray<{ readonly depth: number; readonly text: string; readonly slug: string }>>) =>
+  Effect.gen(function* () {
+    const parsed = parseRef(ref)
+    if (Either.isLeft(parsed)) return `'${ref}' is not a ref: ${parsed.left.reason}`
+    const { bundle: other, conceptId, fragment } = parsed.right
+    if (other !== undefined && other !== bundle) return undefined
+    const target = findTarget(conceptId, known)
+    if (target === undefined) return `'${ref}' names no item of this bundle`
+    if (fragment !== undefined && fragment !== "" && findSection((yield* outline(target)).map((h) => ({ ...h, line: 0 })), fragment) === undefined) {
+      return `'${ref}': ${target} has no section #${fragment}`
+    }
+    return undefined
+  })
 
 /** `broken-ref` for `xrefs` and `supersededBy` entries that name nothing (R-REF-3: short refs mean this bundle). */
 export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
   Effect.gen(function* () {
-    const known = new Map(items.map((item) => [item.plan.conceptId, item.projection]))
+    const known = new Map(items.map((item) => [item.plan.conceptId, item]))
+    const outlines = new Map<string, ReadonlyArray<{ readonly depth: number; readonly text: string; readonly slug: string }>>()
+    const outline = (target: string) =>
+      Effect.gen(function* () {
+        const cached = outlines.get(target)
+        if (cached !== undefined) return cached
+        const headings = yield* outlineOf(known.get(target)!, ctx, book)
+        outlines.set(target, headings)
+        return headings
+      })
     const out: Array<Diagnostic> = []
     for (const { plan, projection } of items) {
       const xrefs = (projection.extra as { xrefs?: ReadonlyArray<string> } | undefined)?.xrefs ?? []
@@ -37,10 +59,11 @@ export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Eff
         ...xrefs.map((ref) => ["xrefs", ref] as const),
         ...(projection.supersededBy === undefined ? [] : [["supersededBy", projection.supersededBy] as const])
       ]
-      const problems = refs.flatMap(([key, ref]) => {
-        const problem = refProblem(ref, ctx.bundle.name, known)
-        return problem === undefined ? [] : [[key, problem] as const]
-      })
+      const problems: Array<readonly [string, string]> = []
+      for (const [key, ref] of refs) {
+        const problem = yield* refProblem(ref, ctx.bundle.name, known, outline)
+        if (problem !== undefined) problems.push([key, problem])
+      }
       if (problems.length === 0) continue
       const path = plan.files[0]!
       const keyLines = parseFrontmatter(yield* Effect.orElseSucceed(ctx.readText(path), () => "")).keyLines

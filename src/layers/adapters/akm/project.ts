@@ -3,7 +3,7 @@ import type { FileMeta, FileUnreadable, ItemPlan, Projection, ProjectResult, Val
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { checkWorkflow, workflowDiagnostics, workflowHints } from "../akm-workflow/workflowDocument.js"
 import { projectTaskFile } from "../akm-task/project.js"
-import { parseFrontmatter, stringField, stringListField } from "../core/Frontmatter.js"
+import { stringField, stringListField } from "../core/Frontmatter.js"
 import { resolveLinkPath } from "../core/Links.js"
 import { documentParts, frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
 import { makeProjection, metadataHints } from "../core/Projection.js"
@@ -136,7 +136,7 @@ const projectScript = (path: string, ctx: ValidateContext, book: RuleBook): Effe
 const projectAkmSkill = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> =>
   Effect.gen(function* () {
     const result = yield* projectSkill(item, ctx, { book, parents: SKILL_PARENTS })
-    const data = parseFrontmatter(yield* ctx.readText(item.files[0]!)).data
+    const data = result.frontmatter
     const signals = akmSignals(data)
     const tags = stringListField(data, "tags")
     const extraTags = makeProjection({ name: "", tags, aliases: stringListField(data, "aliases") }).tags ?? []

@@ -1,4 +1,6 @@
-import { isMap, LineCounter, parseDocument, type Document } from "yaml"
+import { Composer, isMap, LineCounter, Parser, parseDocument, type CST, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from "yaml"
+
+type CstToken = CST.Token
 
 export interface Frontmatter {
   /** Whether the file opens with a `---` block (even a malformed one). */
@@ -16,63 +18,130 @@ export interface Frontmatter {
 }
 
 const OPEN = /^---[ \t]*\r?\n/
-const CLOSE = /^(?:---|\.\.\.)[ \t]*$/
 
 /** Drops a UTF-8 BOM and normalises CRLF so line numbers match what editors show. */
-export const normalizeText = (text: string): string => text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n")
+export const normalizeText = (text: string): string => {
+  const unmarked = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  return unmarked.includes("\r") ? unmarked.replace(/\r\n?/g, "\n") : unmarked
+}
 
 /**
- * Splits YAML frontmatter from a markdown (or any text) file and parses it
- * with `yaml`. Never throws: a malformed block comes back with `error` and the
- * body, so the item is still indexed with what can be salvaged (spec 03 §1.1).
+ * The YAML block as its own string: every value parsed from it is a slice of
+ * it, and V8 keeps a slice's whole source alive; a name or tag kept in an
+ * index document must not keep the entire file's text.
  */
-export const parseFrontmatter = (input: string): Frontmatter => {
-  const text = normalizeText(input)
-  if (!OPEN.test(text)) return { present: false, data: undefined, body: text, bodyLine: 1, keyLines: {} }
-  const lines = text.split("\n")
-  let close = -1
-  for (let i = 1; i < lines.length; i++) {
-    if (CLOSE.test(lines[i]!)) {
-      close = i
-      break
+const copied = (text: string): string => Buffer.from(text, "utf16le").toString("utf16le")
+
+/** Whether text[start, end) is a closing line: `---` or `...`, then only spaces and tabs. */
+const isClose = (text: string, start: number, end: number): boolean => {
+  const head = text.slice(start, start + 3)
+  if (head !== "---" && head !== "...") return false
+  for (let i = start + 3; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== 0x20 && c !== 0x09) return false
+  }
+  return true
+}
+
+/** The block between the opening `---` line and the first closing line, found without splitting the whole file into lines. */
+const splitBlock = (text: string): { readonly yaml: string; readonly body: string; readonly bodyLine: number } | { readonly unclosed: string } => {
+  const first = text.indexOf("\n") + 1
+  let start = first
+  for (let line = 1; ; line++) {
+    const newline = text.indexOf("\n", start)
+    const end = newline === -1 ? text.length : newline
+    if (isClose(text, start, end)) {
+      return { yaml: line === 1 ? "" : copied(text.slice(first, start - 1)), body: newline === -1 ? "" : text.slice(newline + 1), bodyLine: line + 2 }
     }
+    if (newline === -1) return { unclosed: text.slice(first) }
+    start = newline + 1
   }
-  if (close === -1) {
-    return { present: true, data: undefined, body: lines.slice(1).join("\n"), bodyLine: 2, error: { message: "the frontmatter block is not closed with ---", line: 1 }, keyLines: {} }
+}
+
+/**
+ * The block's one YAML document, composed from CST tokens parsed once (the
+ * same Parser and Composer parseDocument uses, so the same result). Undefined
+ * when the block is not exactly one clean document: the caller then asks
+ * parseDocument again for its exact errors.
+ */
+const composeOne = (tokens: ReadonlyArray<CstToken>, options: ParseOptions & DocumentOptions & SchemaOptions, length: number): Document.Parsed | undefined => {
+  const docs = [...new Composer(options).compose(tokens, true, length)]
+  return docs.length === 1 && docs[0]!.errors.length === 0 ? docs[0] : undefined
+}
+
+const CORE: ParseOptions & DocumentOptions & SchemaOptions = { uniqueKeys: true }
+const FAILSAFE: ParseOptions & DocumentOptions & SchemaOptions = { schema: "failsafe", uniqueKeys: true }
+
+/** The frontmatter and, when asked, the same block read with the failsafe schema (every scalar a string), from one parse of the YAML. */
+const readFrontmatter = (input: string, failsafe: boolean): { readonly frontmatter: Frontmatter; readonly strings?: Readonly<Record<string, unknown>> | undefined } => {
+  const text = normalizeText(input)
+  if (!OPEN.test(text)) return { frontmatter: { present: false, data: undefined, body: text, bodyLine: 1, keyLines: {} } }
+  const block = splitBlock(text)
+  if ("unclosed" in block) {
+    return { frontmatter: { present: true, data: undefined, body: block.unclosed, bodyLine: 2, error: { message: "the frontmatter block is not closed with ---", line: 1 }, keyLines: {} } }
   }
-  const yamlText = lines.slice(1, close).join("\n")
-  const body = lines.slice(close + 1).join("\n")
-  const bodyLine = close + 2
+  const { yaml: yamlText, body, bodyLine } = block
   const counter = new LineCounter()
   let doc: Document
+  let tokens: ReadonlyArray<CstToken> = []
   try {
-    doc = parseDocument(yamlText, { lineCounter: counter, prettyErrors: true, uniqueKeys: true })
+    tokens = [...new Parser(counter.addNewLine).parse(yamlText)]
+    doc = composeOne(tokens, { ...CORE }, yamlText.length) ?? parseDocument(yamlText, { lineCounter: new LineCounter(), prettyErrors: true, uniqueKeys: true })
   } catch (error) {
-    return { present: true, data: undefined, body, bodyLine, error: { message: String(error), line: 2 }, keyLines: {} }
+    return { frontmatter: { present: true, data: undefined, body, bodyLine, error: { message: String(error), line: 2 }, keyLines: {} } }
   }
   if (doc.errors.length > 0) {
     const first = doc.errors[0]!
     const line = (first.linePos?.[0]?.line ?? 1) + 1
     // A stack overflow's reported column depends on the caller's stack depth; report it the same way every time (R-AD-2).
     const message = first.message.includes("Maximum call stack size exceeded") ? "the frontmatter is nested too deeply to read" : first.message.split("\n")[0] ?? "invalid YAML"
-    return { present: true, data: undefined, body, bodyLine, error: { message, line }, keyLines: {} }
+    return { frontmatter: { present: true, data: undefined, body, bodyLine, error: { message, line }, keyLines: {} } }
   }
-  if (doc.contents === null) return { present: true, data: {}, body, bodyLine, keyLines: {} }
+  if (doc.contents === null) return { frontmatter: { present: true, data: {}, body, bodyLine, keyLines: {} }, ...(failsafe ? { strings: failsafeStrings(tokens, yamlText, {}) } : {}) }
   if (!isMap(doc.contents)) {
-    return { present: true, data: undefined, body, bodyLine, error: { message: "the frontmatter must be a mapping of keys to values", line: 2 }, keyLines: {} }
+    return { frontmatter: { present: true, data: undefined, body, bodyLine, error: { message: "the frontmatter must be a mapping of keys to values", line: 2 }, keyLines: {} } }
   }
   const keyLines: Record<string, number> = {}
   for (const pair of doc.contents.items) {
     const key = (pair.key as { value?: unknown; range?: [number, number, number] } | null)
     if (key?.range !== undefined) keyLines[String(key.value)] = counter.linePos(key.range[0]).line + 1
   }
-  let data: unknown
+  let data: Record<string, unknown>
   try {
-    data = doc.toJS({ maxAliasCount: 100 })
+    data = (doc.toJS({ maxAliasCount: 100 }) ?? {}) as Record<string, unknown>
   } catch (error) {
-    return { present: true, data: undefined, body, bodyLine, error: { message: `cannot read the frontmatter: ${String((error as Error).message ?? error)}`, line: 2 }, keyLines }
+    return { frontmatter: { present: true, data: undefined, body, bodyLine, error: { message: `cannot read the frontmatter: ${String((error as Error).message ?? error)}`, line: 2 }, keyLines } }
   }
-  return { present: true, data: (data ?? {}) as Record<string, unknown>, body, bodyLine, keyLines }
+  return { frontmatter: { present: true, data, body, bodyLine, keyLines }, ...(failsafe ? { strings: failsafeStrings(tokens, yamlText, data) } : {}) }
+}
+
+/** The block under the failsafe schema, or `data` when it does not read as one mapping that way. */
+const failsafeStrings = (tokens: ReadonlyArray<CstToken>, yamlText: string, data: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> => {
+  try {
+    const doc = composeOne(tokens, { ...FAILSAFE }, yamlText.length) ?? parseDocument(yamlText, { ...FAILSAFE })
+    if (doc.errors.length > 0 || (doc.contents !== null && !isMap(doc.contents))) return data
+    return (doc.toJS({ maxAliasCount: 100 }) ?? {}) as Record<string, unknown>
+  } catch {
+    return data
+  }
+}
+
+/**
+ * Splits YAML frontmatter from a markdown (or any text) file and parses it
+ * with `yaml`. Never throws: a malformed block comes back with `error` and the
+ * body, so the item is still indexed with what can be salvaged (spec 03 §1.1).
+ */
+export const parseFrontmatter = (input: string): Frontmatter => readFrontmatter(input, false).frontmatter
+
+/**
+ * parseFrontmatter plus the block read with the failsafe schema, every scalar
+ * as written (`version: 1.0` is "1.0"), from the same parse of the YAML;
+ * `strings` is undefined when the block is missing or malformed, and is the
+ * parsed data when the block does not read as a mapping under failsafe.
+ */
+export const parseFrontmatterStrings = (input: string): { readonly frontmatter: Frontmatter; readonly strings: Readonly<Record<string, unknown>> | undefined } => {
+  const read = readFrontmatter(input, true)
+  return { frontmatter: read.frontmatter, strings: read.frontmatter.data === undefined ? undefined : read.strings }
 }
 
 /** A string field, trimmed; undefined when absent, empty or not a string. */

@@ -61,14 +61,24 @@ export const CONTENT_CAP_BYTES = 16 * 1024
 
 const parser = MarkdownIt({ html: true, linkify: false })
 
+/**
+ * A copy of text cut from the source. V8 keeps a slice (13+ characters) as a
+ * view of the whole source, so a heading kept in a projection would keep its
+ * file's entire body alive until the projection goes; an index run holds
+ * thousands of projections at once (spec 10 §2 memory bound).
+ */
+const detached = (text: string): string => (text.length < 13 ? text : Buffer.from(text, "utf16le").toString("utf16le"))
+
 const breakText = (child: Token): string => (child.type === "softbreak" || child.type === "hardbreak" ? " " : child.content)
 
-const inlineText = (token: Token | undefined): string =>
-  (token?.children ?? ([] as Array<Token>))
-    .filter((c) => c.type === "text" || c.type === "code_inline" || c.type === "softbreak" || c.type === "hardbreak")
-    .map(breakText)
-    .join("")
-    .trim()
+const inlineText = (token: Token | undefined): string => {
+  let text = ""
+  for (const c of token?.children ?? []) {
+    if (c.type === "text" || c.type === "code_inline") text += c.content
+    else if (c.type === "softbreak" || c.type === "hardbreak") text += " "
+  }
+  return text.trim()
+}
 
 /** The link an inline run opens with (whitespace-only text before it aside), and the text after that link. */
 const leadingLinkOf = (inline: Token | undefined): ListItem["leadingLink"] => {
@@ -113,7 +123,7 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
     const line = (token.map?.[0] ?? 0) + 1 + lineOffset
     switch (token.type) {
       case "heading_open": {
-        const text = inlineText(tokens[i + 1])
+        const text = detached(inlineText(tokens[i + 1]))
         const depth = Number(token.tag.slice(1))
         const heading = { depth, text, slug: headingSlug(text), line }
         headings.push(heading)
@@ -142,7 +152,7 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
       case "inline": {
         const text = inlineText(token)
         if (text !== "") parts.push(text)
-        if (paragraphOpen && firstParagraph === undefined && text !== "") firstParagraph = text
+        if (paragraphOpen && firstParagraph === undefined && text !== "") firstParagraph = detached(text)
         let linkText: Array<string> | undefined
         let target: string | undefined
         let current = line

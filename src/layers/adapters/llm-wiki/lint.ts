@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { ItemPlan, Projection, ValidateContext } from "../../../domain/Adapter.js"
+import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import type { RuleBook } from "../core/RuleBook.js"
 import { isReservedName, RAW_DIR } from "./layout.js"
@@ -7,7 +7,7 @@ import { isReservedName, RAW_DIR } from "./layout.js"
 /** `uncited-raw`: a file under raw/ that no page cites in `sources:`. */
 export const lintLlmWiki = (
   ctx: ValidateContext,
-  items: ReadonlyArray<{ readonly plan: ItemPlan; readonly projection: Projection }>,
+  items: ReadonlyArray<LintItem>,
   book: RuleBook
 ): Effect.Effect<ReadonlyArray<Diagnostic>> => {
   const cited = new Set<string>()

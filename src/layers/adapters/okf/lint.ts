@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import type { ItemPlan, Projection, ValidateContext } from "../../../domain/Adapter.js"
+import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { resolveLink } from "../core/Links.js"
 import { readMarkdown } from "../core/MarkdownDocument.js"
@@ -16,7 +16,7 @@ const baseName = (path: string): string => path.slice(path.lastIndexOf("/") + 1)
  */
 export const lintOkfBundle = (book: RuleBook) => (
   ctx: ValidateContext,
-  items: ReadonlyArray<{ readonly plan: ItemPlan; readonly projection: Projection }>
+  items: ReadonlyArray<LintItem>
 ): Effect.Effect<ReadonlyArray<Diagnostic>> =>
   Effect.gen(function* () {
     const diagnostics: Array<Diagnostic> = []

@@ -1,7 +1,6 @@
-import { isMap, parseDocument } from "yaml"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import type { FileChange } from "../../../domain/FileChange.js"
-import { normalizeText, parseFrontmatter, type Frontmatter } from "../core/Frontmatter.js"
+import { parseFrontmatterStrings, type Frontmatter } from "../core/Frontmatter.js"
 import { editFrontmatter } from "../core/FrontmatterEdit.js"
 import { sha256, type RuleBook } from "../core/RuleBook.js"
 import { codePointLength, normalizeSkillName, skillNameProblems } from "./skillName.js"
@@ -30,22 +29,9 @@ export interface SkillMd {
   readonly problem?: { readonly code: "missing-frontmatter" | "invalid-frontmatter"; readonly message: string; readonly line: number }
 }
 
-/** The frontmatter block's YAML text (lines 2 … the line before the closing `---`). */
-const yamlBlock = (text: string, frontmatter: Frontmatter): string => normalizeText(text).split("\n").slice(1, frontmatter.bodyLine - 2).join("\n")
-
-const stringScalars = (text: string, frontmatter: Frontmatter): SkillFields | undefined => {
-  if (frontmatter.data === undefined) return undefined
-  try {
-    const doc = parseDocument(yamlBlock(text, frontmatter), { schema: "failsafe", uniqueKeys: true })
-    if (doc.errors.length > 0 || (doc.contents !== null && !isMap(doc.contents))) return frontmatter.data
-    return (doc.toJS({ maxAliasCount: 100 }) ?? {}) as SkillFields
-  } catch {
-    return frontmatter.data
-  }
-}
-
 export const parseSkillMd = (text: string): SkillMd => {
-  const frontmatter = parseFrontmatter(text)
+  // One parse of the block gives both readings: the usual one and skills-ref's strings.
+  const { frontmatter, strings } = parseFrontmatterStrings(text)
   const base = { frontmatter, body: frontmatter.body, bodyLine: frontmatter.bodyLine }
   if (!frontmatter.present) {
     return { ...base, fields: undefined, problem: { code: "missing-frontmatter", message: "SKILL.md must start with a YAML frontmatter block (---)", line: 1 } }
@@ -54,7 +40,7 @@ export const parseSkillMd = (text: string): SkillMd => {
     const error = frontmatter.error ?? { message: "the frontmatter must be a mapping of keys to values", line: 2 }
     return { ...base, fields: undefined, problem: { code: "invalid-frontmatter", message: `invalid frontmatter: ${error.message}`, line: error.line } }
   }
-  return { ...base, fields: stringScalars(text, frontmatter) }
+  return { ...base, fields: strings }
 }
 
 /** A string field as skills-ref sees it: strings as written, other scalars as text, collections undefined. */

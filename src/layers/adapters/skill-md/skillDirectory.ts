@@ -100,10 +100,17 @@ export interface SkillProjectOptions {
 
 /** The projection of a skill or of a document inside one; undefined for items of other kinds. */
 export const projectSkillItem = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<ProjectResult, FileUnreadable> | undefined =>
-  item.kind === SKILL_KIND ? projectSkill(item, ctx, options) : item.kind === REFERENCE_KIND ? projectReference(item, ctx, options) : undefined
+  item.kind === SKILL_KIND
+    ? Effect.map(projectSkill(item, ctx, options), ({ projection, diagnostics }) => ({ projection, diagnostics }))
+    : item.kind === REFERENCE_KIND ? projectReference(item, ctx, options) : undefined
+
+/** A skill's projection with its SKILL.md frontmatter as parsed, for adapters that read more of it (akm's signals). */
+export interface SkillProjectResult extends ProjectResult {
+  readonly frontmatter: Readonly<Record<string, unknown>> | undefined
+}
 
 /** A skill: SKILL.md through the codec, its body, its files in the outline, links to its references. */
-export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<ProjectResult, FileUnreadable> =>
+export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: SkillProjectOptions): Effect.Effect<SkillProjectResult, FileUnreadable> =>
   Effect.gen(function* () {
     const skillFile = item.files[0]!
     const skillDir = item.conceptId
@@ -142,7 +149,7 @@ export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: Skil
         }
       }
     )
-    return { projection, diagnostics: [...check.diagnostics, ...danglingDiagnostics(options.book, skillFile, references)] }
+    return { projection, diagnostics: [...check.diagnostics, ...danglingDiagnostics(options.book, skillFile, references)], frontmatter: check.skill.frontmatter.data }
   })
 
 /** A markdown file inside a skill: its own item, type `reference`, linked to its skill. */

@@ -7,8 +7,21 @@
  * name can fail several at once.
  */
 
-/** Python's `len`: code points, not UTF-16 units. */
-export const codePointLength = (text: string): number => [...text].length
+/** Python's `len`: code points, not UTF-16 units (a surrogate pair counts once), counted without copying the text. */
+export const codePointLength = (text: string): number => {
+  let length = text.length
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        length--
+        i++
+      }
+    }
+  }
+  return length
+}
 
 export const normalizeSkillName = (name: string): string => name.trim().normalize("NFKC")
 

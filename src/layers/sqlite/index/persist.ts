@@ -1,7 +1,8 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import { Effect } from "effect"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option } from "effect"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
-import type { BundleManifest } from "../../../services/IndexStore.js"
+import type { ManifestInput } from "../../../services/IndexStore.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
 
 interface ExistingRow {
@@ -11,7 +12,7 @@ interface ExistingRow {
 }
 
 /** Documents are compared and written this many at a time, so memory stays bounded however large the bundle. */
-const CHUNK = 500
+const CHUNK = 64
 
 type Write = { readonly doc: IndexDocument; readonly columns: DocumentColumns; readonly json: string }
 
@@ -31,85 +32,169 @@ export const deleteSearchRows = (sql: SqlClient.SqlClient, ids: ReadonlyArray<nu
 export const deleteDocuments = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>) =>
   Effect.zipRight(deleteSearchRows(sql, ids), inBatches(ids, (batch) => sql`DELETE FROM documents WHERE id IN ${sql.in(batch)}`))
 
-const UPSERT_SET = [
-  "bundle", "concept_id", "adapter", "type", "name", "description", "tags", "aliases", "hints", "quality", "belief_state",
+/** The columns of `documents` as documentColumns names them, in insert order. */
+const DOCUMENT_COLUMNS = [
+  "ref", "bundle", "concept_id", "adapter", "type", "name", "description", "tags", "aliases", "hints", "quality", "belief_state",
   "superseded_by", "status", "stale_after", "pinned", "scope", "path", "hash", "bytes", "digest"
-].map((column) => `${column} = excluded.${column}`).join(", ")
+] as const satisfies ReadonlyArray<keyof DocumentColumns>
 
-/** Inserts or updates documents by ref (an update keeps the row id), then their full-text, link and outline rows. */
-const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>) =>
-  Effect.gen(function* () {
-    const ids = new Map<string, number>()
-    for (const batch of batches(writes.map((w) => w.columns), 22)) {
-      const rows = yield* sql<{ id: number; ref: string }>`INSERT INTO documents ${sql.insert(batch)}
-        ON CONFLICT (ref) DO UPDATE SET ${sql.literal(UPSERT_SET)} RETURNING id, ref`
-      for (const row of rows) ids.set(row.ref, row.id)
-    }
-    const words: Array<ReturnType<typeof fullTextRows>["words"]> = []
-    const trigram: Array<ReturnType<typeof fullTextRows>["trigram"]> = []
-    const json: Array<{ id: number; doc: string }> = []
-    const links: Array<{ document_id: number; target: string }> = []
-    const outline: Array<{ document_id: number; position: number; depth: number; text: string; slug: string }> = []
-    for (const write of writes) {
-      const doc = write.doc
-      const id = ids.get(doc.ref)!
-      json.push({ id, doc: write.json })
-      const rows = fullTextRows(id, doc)
-      words.push(rows.words)
-      trigram.push(rows.trigram)
-      for (const target of new Set(doc.links ?? [])) links.push({ document_id: id, target })
-      doc.outline?.forEach((h, position) => outline.push({ document_id: id, position, depth: h.depth, text: h.text, slug: h.slug }))
-    }
-    for (const batch of batches(json, 2)) yield* sql`INSERT INTO document_json ${sql.insert(batch)} ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`
-    for (const batch of batches(words, 6)) yield* sql`INSERT INTO documents_fts ${sql.insert(batch)}`
-    for (const batch of batches(trigram, 5)) yield* sql`INSERT INTO documents_trigram ${sql.insert(batch)}`
-    for (const batch of batches(links, 2)) yield* sql`INSERT INTO links ${sql.insert(batch)}`
-    for (const batch of batches(outline, 5)) yield* sql`INSERT INTO outline ${sql.insert(batch)}`
-  })
+const UPSERT_SET = DOCUMENT_COLUMNS.filter((column) => column !== "ref").map((column) => `${column} = excluded.${column}`).join(", ")
+
+type Value = string | number | null
 
 /**
- * Compares a bundle's new documents with its rows by ref and digest (R-IDX-3)
- * and, unless `dryRun`, writes the difference: added and changed documents
- * chunk by chunk (changed ones keep their row id), vanished ones deleted with
- * their full-text, link and outline rows. The caller runs it in one BEGIN
- * IMMEDIATE transaction.
+ * Rows per multi-row INSERT, largest first: every statement text is one of a
+ * few per table, prepared once and reused from the client's statement cache.
+ * Statements sized to each batch would be prepared afresh each time, each a
+ * large native program that lives until its JavaScript handle is collected.
  */
-export const persistBundle = (sql: SqlClient.SqlClient, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean) =>
-  Effect.gen(function* () {
-    const foreign = docs.find((doc) => doc.bundle !== bundle)
-    if (foreign !== undefined) return yield* Effect.dieMessage(`persist(${bundle}) got ${foreign.ref} of another bundle`)
-    const existing = yield* sql<ExistingRow>`SELECT id, ref, digest FROM documents WHERE bundle = ${bundle}`
+const ROWS_PER_STATEMENT = [256, 64, 16, 4, 1] as const
+
+const statements = new Map<string, string>()
+
+/** `INSERT INTO <table> (<columns>) VALUES (?, …), … <suffix>` for `rows` rows, built once. */
+const insertText = (table: string, columns: ReadonlyArray<string>, rows: number, suffix: string): string => {
+  const key = `${table}\u0000${rows}\u0000${suffix}`
+  let text = statements.get(key)
+  if (text === undefined) {
+    const row = `(${columns.map(() => "?").join(", ")})`
+    text = `INSERT INTO ${table} (${columns.join(", ")}) VALUES ${new Array<string>(rows).fill(row).join(", ")}${suffix === "" ? "" : ` ${suffix}`}`
+    statements.set(key, text)
+  }
+  return text
+}
+
+/**
+ * Runs one statement on the transaction's own connection when there is one:
+ * through the client's statement wrapper each execution is traced and scoped,
+ * and that keeps its parameters (whole documents) alive well past the
+ * statement, which in a bulk write multiplies the heap (spec 10 §2 memory).
+ */
+const execute = <A extends object>(sql: SqlClient.SqlClient, text: string, params: ReadonlyArray<Value>) =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
+    Option.isSome(transaction) ? (transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>) : sql.unsafe<A>(text, params))
+
+/**
+ * Inserts rows (values in `columns` order) in fixed-size statements; returns
+ * what the statements return (RETURNING). The statements and their
+ * parameters are laid out first and run one after another.
+ */
+const insertRows = <A extends object = never>(sql: SqlClient.SqlClient, table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Value>>, suffix = "") =>
+  Effect.suspend(() => {
+    const statements: Array<readonly [string, ReadonlyArray<Value>]> = []
+    for (let at = 0; at < rows.length;) {
+      const size = ROWS_PER_STATEMENT.find((n) => n <= rows.length - at)!
+      const params: Array<Value> = []
+      for (let i = at; i < at + size; i++) for (const value of rows[i]!) params.push(value)
+      statements.push([insertText(table, columns, size, suffix), params])
+      at += size
+    }
+    return Effect.map(Effect.forEach(statements, ([text, params]) => execute<A>(sql, text, params)), (results) => results.flat())
+  })
+
+/** The full-text, JSON, link and outline rows of documents stored under the given ids. */
+const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, number>) => {
+  const json: Array<ReadonlyArray<Value>> = []
+  const words: Array<ReadonlyArray<Value>> = []
+  const trigram: Array<ReadonlyArray<Value>> = []
+  const links: Array<ReadonlyArray<Value>> = []
+  const outline: Array<ReadonlyArray<Value>> = []
+  for (const write of writes) {
+    const doc = write.doc
+    const id = ids.get(doc.ref)!
+    json.push([id, write.json])
+    const rows = fullTextRows(id, doc)
+    words.push([rows.words.rowid, rows.words.name, rows.words.description, rows.words.tags, rows.words.hints, rows.words.content])
+    trigram.push([rows.trigram.rowid, rows.trigram.name, rows.trigram.description, rows.trigram.tags, rows.trigram.content])
+    for (const target of new Set(doc.links ?? [])) links.push([id, target])
+    doc.outline?.forEach((h, position) => outline.push([id, position, h.depth, h.text, h.slug]))
+  }
+  return { json, words, trigram, links, outline }
+}
+
+/**
+ * Inserts or updates documents by ref (an update keeps the row id), then their
+ * full-text, link and outline rows. Written without generator functions on
+ * purpose: a generator closing over a batch kept the batch alive well past its
+ * write (seen in V8 under Effect.gen), so every document reached the old
+ * generation and the heap grew with the bundle (spec 10 §2 memory bound).
+ */
+const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>) =>
+  writes.length === 0 ? Effect.void : Effect.flatMap(
+    insertRows<{ id: number; ref: string }>(
+      sql,
+      "documents",
+      DOCUMENT_COLUMNS,
+      writes.map((w) => DOCUMENT_COLUMNS.map((column) => w.columns[column])),
+      `ON CONFLICT (ref) DO UPDATE SET ${UPSERT_SET} RETURNING id, ref`
+    ),
+    (inserted) => {
+      const rows = searchRows(writes, new Map(inserted.map((row) => [row.ref, row.id] as const)))
+      return Effect.all([
+        insertRows(sql, "document_json", ["id", "doc"], rows.json, "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc"),
+        insertRows(sql, "documents_fts", ["rowid", "name", "description", "tags", "hints", "content"], rows.words),
+        insertRows(sql, "documents_trigram", ["rowid", "name", "description", "tags", "content"], rows.trigram),
+        insertRows(sql, "links", ["document_id", "target"], rows.links),
+        insertRows(sql, "outline", ["document_id", "position", "depth", "text", "slug"], rows.outline)
+      ], { discard: true })
+    }
+  )
+
+/**
+ * A diff-persist of one bundle with its documents arriving in batches
+ * (R-IDX-3): each batch is compared with the rows by ref and digest and,
+ * unless `dryRun`, its added and changed documents are written at once
+ * (changed ones keep their row id); `finish` then deletes the refs no batch
+ * named, with their full-text, link and outline rows. Only the refs and
+ * digests of the bundle's rows stay in memory between batches. The caller
+ * runs it in one BEGIN IMMEDIATE transaction.
+ */
+export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun: boolean) =>
+  Effect.map(sql<ExistingRow>`SELECT id, ref, digest FROM documents WHERE bundle = ${bundle}`, (existing) => {
     const byRef = new Map(existing.map((row) => [row.ref, row]))
     const seen = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
-    for (let start = 0; start < docs.length; start += CHUNK) {
-      const writes: Array<Write> = []
-      const rewritten: Array<number> = []
-      for (const doc of docs.slice(start, start + CHUNK)) {
-        if (seen.has(doc.ref)) continue
-        seen.add(doc.ref)
-        const { columns, json } = documentColumns(doc)
-        const before = byRef.get(doc.ref)
-        if (before === undefined) summary.added++
-        else if (before.digest === columns.digest) {
-          summary.unchanged++
-          continue
-        } else {
-          summary.updated++
-          rewritten.push(before.id)
+    /** Compares one chunk with the rows and writes what changed (JSON and digests are made here, just before their write). */
+    const writeChunk = (docs: ReadonlyArray<IndexDocument>) =>
+      Effect.suspend(() => {
+        const writes: Array<Write> = []
+        const rewritten: Array<number> = []
+        for (const doc of docs) {
+          if (seen.has(doc.ref)) continue
+          seen.add(doc.ref)
+          const { columns, json } = documentColumns(doc)
+          const before = byRef.get(doc.ref)
+          if (before === undefined) summary.added++
+          else if (before.digest === columns.digest) {
+            summary.unchanged++
+            continue
+          } else {
+            summary.updated++
+            rewritten.push(before.id)
+          }
+          writes.push({ doc, columns, json })
         }
-        writes.push({ doc, columns, json })
-      }
-      if (!dryRun) {
-        yield* deleteSearchRows(sql, rewritten)
-        yield* writeDocuments(sql, writes)
-      }
-    }
-    const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
-    summary.removed = vanished.length
-    if (!dryRun) yield* deleteDocuments(sql, vanished)
-    return summary satisfies PersistSummary
+        return dryRun ? Effect.void : Effect.zipRight(deleteSearchRows(sql, rewritten), writeDocuments(sql, writes))
+      })
+    const write = (docs: ReadonlyArray<IndexDocument>) =>
+      Effect.suspend(() => {
+        const foreign = docs.find((doc) => doc.bundle !== bundle)
+        if (foreign !== undefined) return Effect.dieMessage(`persist(${bundle}) got ${foreign.ref} of another bundle`)
+        const chunks: Array<ReadonlyArray<IndexDocument>> = []
+        for (let start = 0; start < docs.length; start += CHUNK) chunks.push(docs.slice(start, start + CHUNK))
+        return Effect.forEach(chunks, writeChunk, { discard: true })
+      })
+    const finish = Effect.suspend(() => {
+      const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
+      summary.removed = vanished.length
+      return Effect.as(dryRun ? Effect.void : deleteDocuments(sql, vanished), { ...summary } satisfies PersistSummary)
+    })
+    return { write, finish }
   })
+
+/** persistSession over documents given all at once. */
+export const persistBundle = (sql: SqlClient.SqlClient, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean) =>
+  Effect.flatMap(persistSession(sql, bundle, dryRun), (session) => Effect.zipRight(session.write(docs), session.finish))
 
 /** A bundle's item count, kept in its `bundles` row so listing bundles never scans the documents. */
 export const countItems = (sql: SqlClient.SqlClient, bundle: string) =>
@@ -117,7 +202,7 @@ export const countItems = (sql: SqlClient.SqlClient, bundle: string) =>
     ON CONFLICT (name) DO UPDATE SET items = excluded.items`
 
 /** Records the item count and what this run saw of a bundle, and clears its stale mark. */
-export const writeManifest = (sql: SqlClient.SqlClient, bundle: string, manifest: Omit<BundleManifest, "bundle" | "staleReason"> | undefined) =>
+export const writeManifest = (sql: SqlClient.SqlClient, bundle: string, manifest: ManifestInput | undefined) =>
   Effect.gen(function* () {
     yield* countItems(sql, bundle)
     yield* sql`UPDATE bundles SET stale_reason = NULL WHERE name = ${bundle}`
@@ -128,6 +213,5 @@ export const writeManifest = (sql: SqlClient.SqlClient, bundle: string, manifest
       writable = ${writable}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
       WHERE name = ${bundle}`
     yield* sql`DELETE FROM manifest WHERE bundle = ${bundle}`
-    const files = manifest.files.map((f) => ({ bundle, path: f.path, size: f.size, mtime_ms: f.mtimeMs, hash: f.hash ?? null }))
-    for (const batch of batches(files, 5)) yield* sql`INSERT INTO manifest ${sql.insert(batch)}`
+    yield* insertRows(sql, "manifest", ["bundle", "path", "size", "mtime_ms", "hash"], manifest.files.map((f) => [bundle, f.path, f.size, f.mtimeMs, f.hash ?? null]))
   })

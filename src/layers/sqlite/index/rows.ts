@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 import type { IndexDocument } from "../../../domain/IndexDocument.js"
 import { qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS } from "../../../domain/Search.js"
 import type { IndexedItem } from "../../../services/IndexStore.js"
@@ -32,7 +32,7 @@ export const documentColumns = (doc: IndexDocument) => {
     path: doc.path,
     hash: doc.hash,
     bytes: doc.bytes,
-    digest: createHash("sha1").update(json).digest("base64")
+    digest: hash("sha1", json, "base64")
   }
   return { columns, json }
 }
