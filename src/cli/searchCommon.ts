@@ -51,7 +51,7 @@ export const searchView: View<SearchResult> = {
   text: (r, s) => {
     const footer = [
       `${r.hits.length} of ${r.total}`,
-      ...(r.stale.length === 0 ? [] : [s.yellow(`stale: ${r.stale.join(", ")} (run \`akm index\`)`)]),
+      ...(r.stale.length === 0 ? [] : [s.yellow(`stale: ${r.stale.join(", ")} (see \`akm bundle show <name>\`)`)]),
       `${r.timingMs} ms`
     ].join(s.dim(" · "))
     if (r.hits.length === 0) return [`no matches for ${JSON.stringify(r.query)}`, s.dim("try fewer or other words, a prefix such as `skills/`, or `akm index` if files changed"), footer].join("\n")

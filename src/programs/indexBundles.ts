@@ -227,6 +227,12 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
     // Rows of bundles no longer configured (config edited by hand, an interrupted remove) go on a whole run.
     const orphans = input.bundle === undefined ? (yield* store.bundles).map((b) => b.bundle).filter((b) => !configured.includes(b)) : []
     if (!dryRun) {
+      // A failed update keeps the last good revision, which indexes cleanly; search must still say it is stale (R-BUN-2, R-WEB-7).
+      const lock = yield* workspace.readLock
+      for (const report of reports) {
+        const failed = lock.bundles[report.bundle]?.stale
+        if (failed !== undefined && report.status !== "stale") yield* store.markStale(report.bundle, `last update failed: ${failed.reason}`)
+      }
       for (const orphan of orphans) yield* store.removeBundle(orphan)
       const usage = yield* Effect.serviceOption(UsageLog)
       if (Option.isSome(usage)) yield* store.replaceUtilities(yield* usage.value.utilities, now)

@@ -89,7 +89,6 @@ describe("bundle update", () => {
       Effect.gen(function* () {
         remote.upstream.set(URL, v1)
         const added = yield* bundleAdd({ source: URL, name: "team", ...caller })
-        // A whole index run first: search would otherwise start with one, rescanning the bundle and clearing its mark.
         yield* indexBundles({})
         remote.upstream.set(URL, { fail: "connection refused" })
 
@@ -104,6 +103,10 @@ describe("bundle update", () => {
         expect(yield* bundleShow("team")).toMatchObject({ revision: v1.revision, stale: { since: stale.stale!.since, reason: "connection refused" } })
         const searched = yield* search({ query: "caching", track: false })
         expect(searched.stale).toContain("team")
+        // A later index run rescans the kept revision cleanly, and search still says the bundle is stale.
+        yield* indexBundles({})
+        expect((yield* search({ query: "caching", track: false })).stale).toContain("team")
+        expect((yield* (yield* IndexStore).bundles).find((b) => b.bundle === "team")?.staleReason).toContain("last update failed: connection refused")
 
         // A second failure keeps the first `since`.
         yield* TestClock.adjust("2 hours")
