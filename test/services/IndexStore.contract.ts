@@ -1,9 +1,9 @@
 import { expect, layer as layer_ } from "@effect/vitest"
-import { Deferred, Effect, Fiber, type Layer } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Option, type Layer } from "effect"
 import type { IndexDocument } from "../../src/domain/IndexDocument.js"
 import { parseQuery } from "../../src/domain/Query.js"
 import type { ItemFilters } from "../../src/domain/Search.js"
-import { IndexStore, type CandidateSet } from "../../src/services/IndexStore.js"
+import { IndexStore, type CandidateSet, type ManifestInput } from "../../src/services/IndexStore.js"
 
 /**
  * R-ARCH-5: every IndexStore layer passes this suite. The layer is shared by
@@ -48,6 +48,15 @@ const richDoc = (bundle: string): IndexDocument =>
     tokens: 30,
     extra: { source: "test", nested: [1, 2] }
   })
+
+/** A manifest to record with a persist: a later failed persist must leave it as it was. */
+const streamManifest: ManifestInput = {
+  adapter: { id: "okf", version: "1" },
+  indexedAt: "2025-01-01T00:00:00.000Z",
+  files: [{ path: "a.md", size: 10, mtimeMs: 1_700_000_000_000, hash: "sha256-a" }, { path: "b.md", size: 20, mtimeMs: 1_700_000_000_000 }],
+  writable: true,
+  diagnostics: { error: 0, warning: 1, info: 0 }
+}
 
 const ftsSyntax = ["c++", "what's", "\"quoted", "AND OR NOT", "*", "NEAR(a b)", "name:caching", "-minus", "a AND", "(", "^start", "\"a\" \"", "{name}: x"]
 
@@ -129,6 +138,89 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         const store = yield* IndexStore
         const exit = yield* Effect.exit(store.persist(freshBundle("mine"), [indexDoc("someone-else", "a")]))
         expect(exit._tag).toBe("Failure")
+      }))
+
+    it.effect("persistStreamed: documents arriving in several batches persist exactly as given at once (spec 10 §2)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const whole = freshBundle("whole")
+        const streamed = freshBundle("streamed")
+        const docsOf = (bundle: string): ReadonlyArray<IndexDocument> => [
+          richDoc(bundle),
+          ...Array.from({ length: 9 }, (_, i) =>
+            indexDoc(bundle, `notes/n${i}`, {
+              content: `note ${i} about caching`,
+              links: [`${bundle}//notes/n${(i + 1) % 9}`],
+              outline: [{ depth: 1, text: `Note ${i}`, slug: `note-${i}` }, { depth: 2, text: "Details", slug: "details" }]
+            }))
+        ]
+        const wholeSummary = yield* store.persist(whole, docsOf(whole), streamManifest)
+        const docs = docsOf(streamed)
+        const result = yield* store.persistStreamed(streamed, (sink) =>
+          Effect.gen(function* () {
+            for (let i = 0; i < docs.length; i += 3) yield* sink.write(docs.slice(i, i + 3))
+            return { _tag: "Commit" as const, value: "scanned", manifest: streamManifest }
+          }))
+        expect(result).toEqual({ summary: { ...wholeSummary, bundle: streamed }, value: "scanned" })
+        for (const doc of docs) expect(yield* store.resolve(doc.ref)).toEqual(doc)
+        expect((yield* store.counts)[streamed]).toBe(docs.length)
+        expect(yield* store.manifest(streamed)).toEqual({ ...(yield* store.manifest(whole)), bundle: streamed })
+        expect(refs(yield* findIn([streamed], "caching"))).toEqual(refs(yield* findIn([whole], "caching")).map((ref) => ref.replace(whole, streamed)))
+
+        // Unchanged documents stay unchanged; a ref no batch names goes on Commit; a ref given twice keeps the first.
+        const again = yield* store.persistStreamed(streamed, (sink) =>
+          Effect.as(Effect.zipRight(sink.write(docs.slice(1, 5)), sink.write([...docs.slice(5), indexDoc(streamed, "notes/n1", { content: "ignored" })])), { _tag: "Commit" as const, value: 0 }))
+        expect(again.summary).toEqual({ bundle: streamed, added: 0, updated: 0, removed: 1, unchanged: 9 })
+        expect(yield* store.has(streamed, "guides/http-caching")).toBe(false)
+        expect((yield* store.resolve(`${streamed}//notes/n1`))?.content).toBe("note 1 about caching")
+      }))
+
+    it.effect("persistStreamed: a producer failing after writing batches leaves the bundle exactly as it was (R-IDX-3)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("fails")
+        const before = [indexDoc(bundle, "a", { content: "original" }), indexDoc(bundle, "b")]
+        yield* store.persist(bundle, before, streamManifest)
+        const exit = yield* Effect.exit(store.persistStreamed(bundle, (sink) =>
+          Effect.gen(function* () {
+            yield* sink.write([indexDoc(bundle, "a", { content: "changed" }), indexDoc(bundle, "c")])
+            yield* sink.write([indexDoc(bundle, "d")])
+            return yield* Effect.fail("the scan died")
+          })))
+        expect(Exit.isFailure(exit) && Cause.failureOption(exit.cause)).toEqual(Option.some("the scan died"))
+        expect(yield* store.resolve(`${bundle}//a`)).toEqual(before[0])
+        expect(yield* store.resolve(`${bundle}//b`)).toEqual(before[1])
+        expect(yield* store.has(bundle, "c")).toBe(false)
+        expect(yield* store.has(bundle, "d")).toBe(false)
+        expect((yield* store.counts)[bundle]).toBe(2)
+        expect(yield* store.manifest(bundle)).toMatchObject({ indexedAt: streamManifest.indexedAt, files: streamManifest.files })
+        expect(refs(yield* findIn([bundle], "changed"))).toEqual([])
+      }))
+
+    it.effect("persistStreamed: Discard after writing batches keeps the old rows; a dry run says what would change and writes nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("discard")
+        const before = [indexDoc(bundle, "a"), indexDoc(bundle, "b")]
+        yield* store.persist(bundle, before, streamManifest)
+        const next = [indexDoc(bundle, "a", { content: "changed" }), indexDoc(bundle, "c")]
+        const discarded = yield* store.persistStreamed(bundle, (sink) => Effect.as(sink.write(next), { _tag: "Discard" as const, value: "failed as a whole" }))
+        expect(discarded).toEqual({ summary: undefined, value: "failed as a whole" })
+        const planned = yield* store.persistStreamed(bundle, (sink) => Effect.as(Effect.zipRight(sink.write(next.slice(0, 1)), sink.write(next.slice(1))), { _tag: "Commit" as const, value: 1 }), { dryRun: true })
+        expect(planned.summary).toEqual(yield* store.diff(bundle, next))
+        expect(planned.summary).toEqual({ bundle, added: 1, updated: 1, removed: 1, unchanged: 0 })
+        for (const doc of before) expect(yield* store.resolve(doc.ref)).toEqual(doc)
+        expect(yield* store.has(bundle, "c")).toBe(false)
+      }))
+
+    it.effect("persistStreamed: a document of another bundle is a programming error and writes nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("foreign")
+        const exit = yield* Effect.exit(store.persistStreamed(bundle, (sink) =>
+          Effect.as(Effect.zipRight(sink.write([indexDoc(bundle, "a")]), sink.write([indexDoc("someone-else", "b")])), { _tag: "Commit" as const, value: 0 })))
+        expect(exit._tag).toBe("Failure")
+        expect(yield* store.has(bundle, "a")).toBe(false)
       }))
 
     it.effect("resolve returns the document as persisted, and undefined for an unknown ref", () =>
