@@ -2,9 +2,10 @@ import * as CliConfig from "@effect/cli/CliConfig"
 import * as Command from "@effect/cli/Command"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Console, Effect, Exit, Fiber, Layer } from "effect"
+import { Cause, Console, Effect, Exit, Layer } from "effect"
 import { VERSION } from "../version.js"
 import { reportCause, ExitCode } from "./exitCodes.js"
+import { runInterruptible } from "./interruptible.js"
 import { formatFromArgv, hoistGlobalOptions } from "./options.js"
 import { renderError, styleFor } from "./render.js"
 import { akmCommand } from "./root.js"
@@ -53,21 +54,7 @@ export const runCli = async (argv: ReadonlyArray<string>): Promise<number> => {
   const program = cli(["node", "akm", ...hoistGlobalOptions(argv)]).pipe(
     Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: true })))
   )
-  const fiber = Effect.runFork(program)
-  let signal: "SIGINT" | "SIGTERM" | undefined
-  const onSigint = () => {
-    signal = "SIGINT"
-    Effect.runFork(Fiber.interrupt(fiber))
-  }
-  const onSigterm = () => {
-    signal = "SIGTERM"
-    Effect.runFork(Fiber.interrupt(fiber))
-  }
-  process.once("SIGINT", onSigint)
-  process.once("SIGTERM", onSigterm)
-  const exit = await Effect.runPromise(Fiber.await(fiber))
-  process.off("SIGINT", onSigint)
-  process.off("SIGTERM", onSigterm)
+  const { exit, signal } = await runInterruptible(program)
   if (Exit.isSuccess(exit)) return ExitCode.ok
   const failure = Cause.failureOption(exit.cause)
   if (failure._tag === "Some" && failure.value instanceof Reported) return failure.value.exit

@@ -1,7 +1,8 @@
-import { Clock, Effect, Exit, Fiber } from "effect"
+import { Clock, Effect, Exit } from "effect"
 import { openSearchLive } from "../../layers/SearchLive.js"
 import { searchIndexed } from "../../programs/searchIndexed.js"
 import { ExitCode, reportCause } from "../exitCodes.js"
+import { runInterruptible } from "../interruptible.js"
 import { renderError, renderResult, styleFor } from "../render.js"
 import { searchInput, searchView } from "../searchCommon.js"
 import { parseSearchArgv } from "./searchArgv.js"
@@ -29,21 +30,7 @@ export const runSearch = async (argv: ReadonlyArray<string>): Promise<number | u
   const format = args.format ?? (stdoutTTY ? "text" : "json")
   const input = searchInput(args.options)
   const program = Effect.flatMap(Clock.currentTimeNanos, (started) => searchIndexed(input, started)).pipe(Effect.provide(live.layer))
-  const fiber = Effect.runFork(program)
-  let signal: "SIGINT" | "SIGTERM" | undefined
-  const onSigint = () => {
-    signal = "SIGINT"
-    Effect.runFork(Fiber.interrupt(fiber))
-  }
-  const onSigterm = () => {
-    signal = "SIGTERM"
-    Effect.runFork(Fiber.interrupt(fiber))
-  }
-  process.once("SIGINT", onSigint)
-  process.once("SIGTERM", onSigterm)
-  const exit = await Effect.runPromise(Fiber.await(fiber))
-  process.off("SIGINT", onSigint)
-  process.off("SIGTERM", onSigterm)
+  const { exit, signal } = await runInterruptible(program)
   try {
     if (Exit.isSuccess(exit)) {
       process.stdout.write(renderResult(format, exit.value, searchView, styleFor(stdoutTTY, process.env)))
