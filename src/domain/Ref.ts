@@ -193,7 +193,9 @@ export const resolveShortRef = (ref: Ref, context: ResolveContext): Either.Eithe
   return Either.left(new RefNotFound({
     input: serialize(ref),
     tried: candidates.map((bundle) => toStored({ bundle, conceptId: ref.conceptId })),
-    hint: candidates.length === 0
+    hint: ref.bundle === undefined && looksLikeSource(ref.conceptId)
+      ? SOURCE_HINT
+      : candidates.length === 0
       ? "no bundles are configured; add one with `akm bundle add <source>`"
       : "check the spelling, or find the ref with `akm search <words>`"
   }))

@@ -330,6 +330,14 @@ describe("resolveShortRef", () => {
     expect(error.tried).toEqual(["notes//pdf"])
   })
 
+  it("points at `akm bundle add` when a missing short ref is an install source (npm:, github:)", () => {
+    for (const input of ["npm:@acme/kb", "github:acme/kb"]) {
+      const parsed = parse(input)
+      if (Either.isLeft(parsed)) continue
+      expect(err(resolveShortRef(parsed.right, context)).hint).toContain("akm bundle add")
+    }
+  })
+
   it("names every form tried, default first, each once", () => {
     const error = err(resolveShortRef(ok(parse("missing#x")), context))
     expect(error._tag).toBe("RefNotFound")
