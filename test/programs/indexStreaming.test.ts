@@ -1,6 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Layer } from "effect"
 import type { BundleAdapter, BundleInfo, LintItem } from "../../src/domain/Adapter.js"
@@ -13,18 +12,8 @@ import { indexBundles } from "../../src/programs/indexBundles.js"
 import { resolveBundle, SCAN_BATCH, scanStreamed, scanWith } from "../../src/programs/scan.js"
 import { BundleFiles } from "../../src/services/BundleFiles.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
+import { caller, folder } from "./writeFixtures.js"
 
-const made: Array<string> = []
-const folder = (files: Record<string, string>) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-stream-")))
-  made.push(dir)
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-    fs.writeFileSync(path.join(dir, file), content)
-  }
-  return dir
-}
-const caller = { cwd: os.tmpdir(), home: os.tmpdir() }
 
 /** An akm bundle of more items than one scan batch: notes with frontmatter, headings, links and a few findings. */
 const bigBundle = (count: number): Record<string, string> => {

@@ -1,27 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit } from "effect"
-import { afterAll } from "vitest"
 import type { Diagnostic } from "../../src/domain/Diagnostic.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { collectFixes, groupByFile, lint } from "../../src/programs/lint.js"
+import { caller, folder } from "./writeFixtures.js"
 
-const made: Array<string> = []
-afterAll(() => made.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })))
-
-const folder = (files: Record<string, string>) => {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-lint-")))
-  made.push(dir)
-  for (const [file, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-    fs.writeFileSync(path.join(dir, file), content)
-  }
-  return dir
-}
-const caller = { cwd: os.tmpdir(), home: os.tmpdir() }
 const defaults = { strict: false, fix: false, failOn: "error" as const }
 
 const notes = {
