@@ -1,9 +1,15 @@
 import * as Command from "@effect/cli/Command"
-import { health, type HealthResult } from "../programs/health.js"
+import { health, type HealthResult, type MemoryHealth } from "../programs/health.js"
 import { ExitCode } from "./exitCodes.js"
 import { globalOptions } from "./options.js"
 import { escapeHtml, formatBytes, htmlPage, table, type View } from "./render.js"
 import { runCommand } from "./run.js"
+
+/** Bundles holding memory items, with their tier. */
+const memoryTiers = (r: HealthResult) =>
+  r.bundles.flatMap((b) => (b.memory === null ? [] : [{ bundle: b.bundle, memory: b.memory }]))
+
+const highWater = (m: MemoryHealth) => `${m.highWaterItems} items / ${formatBytes(m.highWaterBytes)}`
 
 export const healthView: View<HealthResult> = {
   text: (r, s) =>
@@ -18,6 +24,21 @@ export const healthView: View<HealthResult> = {
             String(b.items),
             b.indexedAt ?? "never",
             b.stale !== null ? s.yellow("stale") : b.refresh.overdue ? s.yellow("refresh overdue") : b.indexedAt === null ? s.yellow("not indexed") : s.green("ok")
+          ])
+        ]),
+      ...(memoryTiers(r).length === 0
+        ? []
+        : [
+          "",
+          table([
+            [s.dim("MEMORY"), s.dim("ITEMS"), s.dim("SIZE"), s.dim("HIGH WATER"), s.dim("PRESSURE")],
+            ...memoryTiers(r).map(({ bundle, memory }) => [
+              bundle,
+              String(memory.items),
+              formatBytes(memory.bytes),
+              highWater(memory),
+              memory.pressure === "high" ? s.yellow("high") : s.green("ok")
+            ])
           ])
         ]),
       "",
@@ -41,6 +62,16 @@ export const healthView: View<HealthResult> = {
         `<table><tr><th>bundle</th><th>adapter</th><th>items</th><th>indexed</th><th>errors</th><th>warnings</th><th>status</th></tr>${r.bundles
           .map((b) => `<tr>${cell(b.bundle)}${cell(b.adapter ?? "-")}${cell(String(b.items))}${cell(b.indexedAt ?? "never")}${cell(String(b.diagnostics?.error ?? 0))}${cell(String(b.diagnostics?.warning ?? 0))}${status(b)}</tr>`)
           .join("")}</table>`,
+        ...(memoryTiers(r).length === 0
+          ? []
+          : [
+            "<h2>Memory</h2>",
+            `<table><tr><th>bundle</th><th>items</th><th>size</th><th>high water</th><th>low water</th><th>pressure</th></tr>${memoryTiers(r)
+              .map(({ bundle, memory: m }) =>
+                `<tr>${cell(bundle)}${cell(String(m.items))}${cell(formatBytes(m.bytes))}${cell(highWater(m))}${cell(`${m.lowWaterItems} items`)}${m.pressure === "high" ? cell("high", "warn") : cell("ok", "ok")}</tr>`
+              )
+              .join("")}</table>`
+          ]),
         "<h2>Databases</h2>",
         `<table>${r.databases.map((d) => `<tr>${cell(d.name)}${cell(d.bytes === null ? "missing" : formatBytes(d.bytes))}${cell(d.path)}</tr>`).join("")}</table>`,
         `<p>Pending proposals: ${r.proposals.pending}</p>`
@@ -52,4 +83,4 @@ export const healthView: View<HealthResult> = {
 
 export const healthCommand = Command.make("health", { ...globalOptions }, (o) =>
   runCommand(o, health(), healthView, (result) => (result.ok ? ExitCode.ok : ExitCode.attention))
-).pipe(Command.withDescription("Check the workspace: bundles, index freshness, database sizes, pending proposals; exits 4 when something needs attention. Example: akm health --format html > health.html"))
+).pipe(Command.withDescription("Check the workspace: bundles, index freshness, memory against its water marks, database sizes, pending proposals; exits 4 when something needs attention. Example: akm health --format html > health.html"))

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MemorySection, memoryPolicyProblems } from "./MemoryPolicy.js"
 import { BundleName } from "./Ref.js"
 
 /**
@@ -62,9 +63,10 @@ export const AkmConfig = Schema.Struct({
     kind: Schema.optional(Schema.Literal("static", "npm")),
     url: Schema.String.pipe(Schema.minLength(1))
   }))),
+  /** The memory tier's water marks and retention (spec 06 §8.2); defaults in MemoryPolicy.ts. */
+  memory: Schema.optional(MemorySection),
   // Sections owned by later capabilities; their own schemas validate them there.
   improve: Schema.optional(Section),
-  memory: Schema.optional(Section),
   policy: Schema.optional(Section),
   proposals: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) })),
   logs: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) }))
@@ -89,6 +91,7 @@ export const configProblems = (config: AkmConfig): ReadonlyArray<{ path: string;
       problems.push({ path: `bundles.${name}.writable`, reason: `${bundle.source.kind} sources are read-only copies and cannot be writable` })
     }
   }
+  problems.push(...memoryPolicyProblems(config.memory))
   return problems
 }
 

@@ -13,6 +13,12 @@ export interface Outcome {
   readonly atMs: number
 }
 
+/** A ref's learned value and when it was last recomputed (ISO time): decay counts from `at`. */
+export interface LearnedUtility {
+  readonly value: number
+  readonly at: string
+}
+
 /** No evidence either way. */
 export const UTILITY_PRIOR = 0.5
 

@@ -1,13 +1,14 @@
 import { FileSystem } from "@effect/platform/FileSystem"
 import { Clock, Effect, Option } from "effect"
-import { intervalMillis } from "../domain/Config.js"
-import { IndexStore, type DiagnosticCounts } from "../services/IndexStore.js"
+import { intervalMillis, isWritable, type BundleConfig } from "../domain/Config.js"
+import { memoryPolicy, memoryPressure, type MemoryPolicy, type MemoryPressure } from "../domain/MemoryPolicy.js"
+import { IndexStore, type DiagnosticCounts, type TypeSize } from "../services/IndexStore.js"
 import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics"
+  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -29,6 +30,19 @@ export interface BundleHealth {
   }
   /** Findings of the scan behind the bundle's rows, by severity; null when it was never indexed. */
   readonly diagnostics: DiagnosticCounts | null
+  /** The bundle's memory tier against the water marks; null when it holds no memory items. */
+  readonly memory: MemoryHealth | null
+}
+
+/** A memory tier's size (the index's items of type `memory`) against config.yaml's `memory` policy (spec 06 §8.2). */
+export interface MemoryHealth {
+  readonly items: number
+  readonly bytes: number
+  readonly highWaterItems: number
+  readonly lowWaterItems: number
+  readonly highWaterBytes: number
+  /** "high" past either high water mark: consolidation is required. */
+  readonly pressure: MemoryPressure
 }
 
 export interface DatabaseHealth {
@@ -47,6 +61,46 @@ export interface HealthResult {
   readonly proposals: { readonly pending: number }
 }
 
+/** The item type of memories in every adapter that has them (akm `memories/`, OKF `type: memory`, project `memory/`). */
+const MEMORY_TYPE = "memory"
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/**
+ * Crossing high water makes consolidation required (spec 06 §8.2). Until
+ * `akm improve` consolidates, the hint says what a person can do now.
+ */
+const memoryAttention = (name: string, bundle: BundleConfig, memory: MemoryHealth): Attention => {
+  const crossed: ReadonlyArray<readonly [key: string, mark: number]> = [
+    ...(memory.items > memory.highWaterItems ? [["memory.highWaterItems", memory.highWaterItems] as const] : []),
+    ...(memory.bytes > memory.highWaterBytes ? [["memory.highWaterBytes", memory.highWaterBytes] as const] : [])
+  ]
+  const keys = crossed.map(([key]) => key)
+  const raise = `raise ${keys.join(" and ")}: \`akm config set ${keys[0]} <n>\``
+  const review = `review them with \`akm search "${name}//" --type memory\``
+  return {
+    code: "memory-pressure",
+    bundle: name,
+    message: `bundle '${name}' holds ${plural(memory.items, "memory item")} (${plural(memory.bytes, "byte")}), over ${crossed.map(([key, mark]) => `${key} (${mark})`).join(" and ")}: consolidation is required`,
+    hint: isWritable(bundle)
+      ? `akm does not consolidate memories yet; ${review}, merge or delete the ones no longer needed down to ${plural(memory.lowWaterItems, "item")}, or ${raise}`
+      : `akm does not consolidate memories yet and the bundle is read-only here; ${review} and ask its maintainers to consolidate, or ${raise}`
+  }
+}
+
+/** A bundle's memory entry, or null when it holds no memory items. */
+const memoryHealth = (policy: MemoryPolicy, size: TypeSize | undefined): MemoryHealth | null =>
+  size === undefined || size.items === 0
+    ? null
+    : {
+      items: size.items,
+      bytes: size.bytes,
+      highWaterItems: policy.highWaterItems,
+      lowWaterItems: policy.lowWaterItems,
+      highWaterBytes: policy.highWaterBytes,
+      pressure: memoryPressure(policy, size)
+    }
+
 /** Counting stops here: past it the number only says "many". */
 const PENDING_COUNT_LIMIT = 10_000
 
@@ -59,8 +113,8 @@ export const pendingProposals = Effect.map(
 /**
  * `akm health` (spec 04 §7): per bundle items, last index time, stale rows,
  * diagnostics by severity (as the last index run recorded them), overdue
- * refreshes; database sizes; pending proposals. Reads config, lock and
- * index.db only, never a bundle.
+ * refreshes, memory tier size against the water marks; database sizes;
+ * pending proposals. Reads config, lock and index.db only, never a bundle.
  */
 export const health = Effect.fn("health")(function* () {
   const workspace = yield* WorkspaceConfig
@@ -88,6 +142,8 @@ export const health = Effect.fn("health")(function* () {
   if (indexEmpty) attention.push({ code: "index-missing", message: "the index is empty: no bundle has been indexed (or index.db was deleted)", hint: "run `akm index`" })
 
   const byName = new Map(states.map((state) => [state.bundle, state] as const))
+  const policy = memoryPolicy(config.memory)
+  const memorySizes = new Map((yield* index.typeSizes(MEMORY_TYPE)).map((size) => [size.bundle, size] as const))
   const bundles: Array<BundleHealth> = []
   for (const name of configured) {
     const bundle = config.bundles[name]!
@@ -111,6 +167,8 @@ export const health = Effect.fn("health")(function* () {
     if (overdue) {
       attention.push({ code: "refresh-overdue", bundle: name, message: `bundle '${name}' was last updated ${updatedAt}, more than ${interval} ago`, hint: `run \`akm bundle update ${name}\`` })
     }
+    const memory = memoryHealth(policy, memorySizes.get(name))
+    if (memory?.pressure === "high") attention.push(memoryAttention(name, bundle, memory))
     bundles.push({
       bundle: name,
       adapter: state?.adapter?.id ?? locked?.adapter.id ?? bundle.adapter ?? null,
@@ -118,7 +176,8 @@ export const health = Effect.fn("health")(function* () {
       indexedAt: state?.indexedAt ?? null,
       stale: state?.staleReason ?? null,
       refresh: { interval, updatedAt, overdue },
-      diagnostics: state?.diagnostics ?? null
+      diagnostics: state?.diagnostics ?? null,
+      memory
     })
   }
   for (const state of states) {

@@ -235,7 +235,7 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
       }
       for (const orphan of orphans) yield* store.removeBundle(orphan)
       const usage = yield* Effect.serviceOption(UsageLog)
-      if (Option.isSome(usage)) yield* store.replaceUtilities(yield* usage.value.utilities, now)
+      if (Option.isSome(usage)) yield* store.replaceUtilities(yield* usage.value.utilities)
       if (input.bundle === undefined) yield* store.recordIndexRun(now)
     }
     return { reports, orphans }

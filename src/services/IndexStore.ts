@@ -3,6 +3,7 @@ import type { DatabaseTooNew, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument, PersistSummary } from "../domain/IndexDocument.js"
 import type { QueryGroup } from "../domain/Query.js"
 import type { ItemFilters } from "../domain/Search.js"
+import type { LearnedUtility } from "../domain/Utility.js"
 import type { DatabaseStatus } from "./StateStore.js"
 
 export type IndexStoreError = WorkspaceUnavailable | DatabaseTooNew
@@ -86,8 +87,8 @@ export interface IndexedItem {
   readonly bytes: number
   /** The exact token count cached for `hash`, when one is. */
   readonly tokens?: number | undefined
-  /** The ref's utility copied from state.db and when it was copied. */
-  readonly utility?: { readonly value: number; readonly at: string } | undefined
+  /** The ref's utility copied from state.db and when state.db learned it (decay counts from then). */
+  readonly utility?: LearnedUtility | undefined
 }
 
 /**
@@ -129,6 +130,13 @@ export interface BrowseQuery {
   readonly prefix: string
   readonly filters: ItemFilters
   readonly limit: number
+}
+
+/** A bundle's items of one type: how many and their bytes together (a memory tier's size, spec 06 §8.2). */
+export interface TypeSize {
+  readonly bundle: string
+  readonly items: number
+  readonly bytes: number
 }
 
 export interface BundleIndexState {
@@ -187,6 +195,8 @@ export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
   readonly browse: (query: BrowseQuery) => Effect.Effect<{ readonly items: ReadonlyArray<IndexedItem>; readonly total: number }, IndexStoreError>
   /** Item counts per bundle. */
   readonly counts: Effect.Effect<Readonly<Record<string, number>>, IndexStoreError>
+  /** Per bundle holding items of this type (exact match), their count and bytes; by bundle name, bundles without any left out. */
+  readonly typeSizes: (type: string) => Effect.Effect<ReadonlyArray<TypeSize>, IndexStoreError>
   readonly removeBundle: (bundle: string) => Effect.Effect<number, IndexStoreError>
   readonly renameBundle: (from: string, to: string) => Effect.Effect<void, IndexStoreError>
   /** Exact token counts keyed by content hash (IndexDocument.hash), filled lazily by show/curate. */
@@ -195,10 +205,10 @@ export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
   /**
    * Ranking features copied from state.db, keyed by ref (R-FB-1): `replace`
    * swaps the whole table (index runs), `update` one ref (feedback). `at` is
-   * when the value was learned; a ref whose value did not change keeps its
-   * earlier `at`, so time decay counts from the last change.
+   * when state.db learned the value, stored as given, so time decay counts
+   * from the last outcome even in an index.db built from nothing.
    */
-  readonly replaceUtilities: (utilities: ReadonlyMap<string, number>, at: string) => Effect.Effect<void, IndexStoreError>
+  readonly replaceUtilities: (utilities: ReadonlyMap<string, LearnedUtility>) => Effect.Effect<void, IndexStoreError>
   readonly updateUtility: (ref: string, utility: number, at: string) => Effect.Effect<void, IndexStoreError>
   /** Runs `effect` as the only index writer in the workspace (R-IDX-6); readers are not blocked. */
   readonly withWriteLease: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | IndexStoreError, R>

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { LearnedUtility } from "../domain/Utility.js"
 import type { StateStoreError } from "./StateStore.js"
 
 /** Who caused an event: a person, an agent, or an audit run (`AKM_EVENT_SOURCE`). Only user events teach utility. */
@@ -49,8 +50,12 @@ export class UsageLog extends Context.Tag("akm/UsageLog")<UsageLog, {
   readonly feedback: (options: { readonly ref?: string; readonly limit?: number }) => Effect.Effect<ReadonlyArray<FeedbackRecord>, StateStoreError>
   /** Usage events, newest first. */
   readonly events: (options: { readonly ref?: string; readonly kind?: UsageKind; readonly limit?: number }) => Effect.Effect<ReadonlyArray<UsageEvent>, StateStoreError>
-  /** Utility per ref in [0, 1]; refs without user outcomes are absent. */
-  readonly utilities: Effect.Effect<ReadonlyMap<string, number>, StateStoreError>
+  /**
+   * Utility per ref in [0, 1] with the time of its last user outcome, so
+   * decay survives an index.db rebuild (R-FB-1); refs without user outcomes
+   * are absent.
+   */
+  readonly utilities: Effect.Effect<ReadonlyMap<string, LearnedUtility>, StateStoreError>
   readonly utility: (ref: string) => Effect.Effect<number | undefined, StateStoreError>
   /** Rekeys every usage, feedback and utility row of one bundle (R-REF-6). */
   readonly renameBundle: (from: string, to: string) => Effect.Effect<void, StateStoreError>

@@ -36,7 +36,8 @@ describe("akm health", () => {
       indexedAt: result.index.lastIndexed,
       stale: null,
       refresh: { interval: null, updatedAt: expect.any(String), overdue: false },
-      diagnostics: { error: 0, warning: expect.any(Number), info: expect.any(Number) }
+      diagnostics: { error: 0, warning: expect.any(Number), info: expect.any(Number) },
+      memory: null
     }])
     expect(result.databases.map((d: { name: string; bytes: number | null }) => [d.name, d.bytes !== null])).toEqual([["state.db", true], ["index.db", true], ["logs.db", false]])
 

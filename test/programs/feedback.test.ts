@@ -1,14 +1,19 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit } from "effect"
+import { Cause, Effect, Exit, TestClock } from "effect"
+import * as fs from "node:fs"
 import * as os from "node:os"
+import { utilityFactor } from "../../src/domain/Ranking.js"
+import { IndexStoreSqlite } from "../../src/layers/sqlite/IndexStoreSqlite.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { bundleRemove } from "../../src/programs/bundle/remove.js"
 import { feedback, parseTags } from "../../src/programs/feedback.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
+import { search } from "../../src/programs/search.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { StateStore } from "../../src/services/StateStore.js"
 import { UsageLog } from "../../src/services/UsageLog.js"
+import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 import { indexedWorkspace, notesFiles, removeFolders, skillsFiles } from "../support/indexedWorkspace.js"
 
 afterAll(removeFolders)
@@ -74,6 +79,41 @@ describe("feedback (spec 04 §6)", () => {
       yield* indexBundles({})
       expect(yield* indexedUtility("notes//guide")).toBe(learned)
       expect((yield* (yield* UsageLog).feedback({ ref: "notes//guide" })).length).toBe(2)
+    }).pipe(Effect.provide(AkmTest)))
+})
+
+describe("utility decay across an index.db rebuild (R-FB-1, spec 04 §6)", () => {
+  /** The workspace's real index.db file, opened for `effect` and closed after, so it can be deleted in between. */
+  const onDisk = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, IndexStoreSqlite)
+  const DAY_MS = 24 * 60 * 60 * 1000
+
+  it.effect("counts from the feedback, not from the rebuild", () =>
+    Effect.gen(function* () {
+      const t = Date.parse("2025-03-01T09:00:00.000Z")
+      yield* TestClock.setTime(t)
+      const query = { query: "restart the service", track: false }
+      const before = yield* onDisk(Effect.gen(function* () {
+        yield* indexedWorkspace({ notes: notesFiles })
+        const base = (yield* search(query)).hits.find((h) => h.ref === "notes//runbook")!
+        expect((yield* feedback({ ref: "notes//runbook", polarity: "positive" })).utility).toBe(0.75)
+        return base
+      }))
+      yield* TestClock.adjust(90 * DAY_MS)
+      const indexDb = (yield* WorkspaceConfig).paths.indexDb
+      for (const file of [indexDb, `${indexDb}-wal`, `${indexDb}-shm`]) fs.rmSync(file, { force: true })
+      expect(fs.existsSync(indexDb)).toBe(false)
+
+      const { hit, item } = yield* onDisk(Effect.gen(function* () {
+        // Search on a never-built index.db builds it first (R-WS-2): a full rebuild from nothing.
+        const hit = (yield* search(query)).hits.find((h) => h.ref === "notes//runbook")!
+        const [item] = yield* (yield* IndexStore).items(["notes//runbook"], { belief: "all", includeProposed: true })
+        return { hit, item }
+      }))
+      expect(item?.utility).toEqual({ value: 0.75, at: new Date(t).toISOString() })
+      // Same items, same query: the score moved by the utility factor alone, three half-lives old (not fresh).
+      expect(hit.why).toContain("utility:+")
+      expect(hit.score).toBeCloseTo(before.score * utilityFactor({ value: 0.75, ageMs: 90 * DAY_MS }), 2)
+      expect(hit.score).not.toBeCloseTo(before.score * utilityFactor({ value: 0.75, ageMs: 0 }), 2)
     }).pipe(Effect.provide(AkmTest)))
 })
 

@@ -3,7 +3,7 @@ import { Cause, Deferred, Effect, Exit, Fiber, Option, type Layer } from "effect
 import type { IndexDocument } from "../../src/domain/IndexDocument.js"
 import { parseQuery } from "../../src/domain/Query.js"
 import type { ItemFilters } from "../../src/domain/Search.js"
-import { IndexStore, type CandidateSet, type ManifestInput } from "../../src/services/IndexStore.js"
+import { IndexStore, type CandidateSet, type IndexedItem, type ManifestInput } from "../../src/services/IndexStore.js"
 
 /**
  * R-ARCH-5: every IndexStore layer passes this suite. The layer is shared by
@@ -255,6 +255,25 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         const counts = yield* store.counts
         expect(counts[one]).toBe(1)
         expect(counts[two]).toBe(3)
+      }))
+
+    it.effect("typeSizes counts one type's items and sums their bytes per bundle (spec 06 §8.2)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const type = `memory-${freshBundle("type")}`
+        const one = freshBundle("sizes")
+        const two = freshBundle("sizes")
+        const none = freshBundle("sizes")
+        yield* store.persist(one, [indexDoc(one, "m/a", { type, bytes: 100 }), indexDoc(one, "m/b", { type, bytes: 250 }), indexDoc(one, "k", { type: "knowledge", bytes: 9_000 })])
+        yield* store.persist(two, [indexDoc(two, "m/a", { type, bytes: 7 }), indexDoc(two, "untyped", { bytes: 40 })])
+        yield* store.persist(none, [indexDoc(none, "k", { type: "Knowledge" })])
+        expect(yield* store.typeSizes(type)).toEqual([{ bundle: one, items: 2, bytes: 350 }, { bundle: two, items: 1, bytes: 7 }])
+        // Exact: another case is another type.
+        expect(yield* store.typeSizes(type.toUpperCase())).toEqual([])
+        yield* store.persist(one, [indexDoc(one, "m/a", { type, bytes: 100 })])
+        expect((yield* store.typeSizes(type)).find((s) => s.bundle === one)).toEqual({ bundle: one, items: 1, bytes: 100 })
+        yield* store.removeBundle(two)
+        expect((yield* store.typeSizes(type)).map((s) => s.bundle)).toEqual([one])
       }))
 
     it.effect("the manifest is stored with the documents; a stale mark keeps the rows and clears on the next persist", () =>
@@ -592,19 +611,38 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         const store = yield* IndexStore
         const bundle = freshBundle("utility")
         yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "tapir" }), indexDoc(bundle, "b", { content: "tapir" })])
-        yield* store.replaceUtilities(new Map([[`${bundle}//a`, 0.8]]), "2025-02-01T00:00:00.000Z")
+        yield* store.replaceUtilities(new Map([[`${bundle}//a`, { value: 0.8, at: "2025-02-01T00:00:00.000Z" }]]))
         yield* store.updateUtility(`${bundle}//b`, 0.2, "2025-02-02T00:00:00.000Z")
         yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "tapir", name: "renamed" }), indexDoc(bundle, "b", { content: "tapir" })])
         const items = (yield* findIn([bundle], "tapir")).candidates.map((c) => c.item)
         expect(items.find((i) => i.conceptId === "a")?.utility).toEqual({ value: 0.8, at: "2025-02-01T00:00:00.000Z" })
         expect(items.find((i) => i.conceptId === "b")?.utility).toEqual({ value: 0.2, at: "2025-02-02T00:00:00.000Z" })
-        // An unchanged value keeps the time it was learned; a changed one takes the new time.
-        yield* store.replaceUtilities(new Map([[`${bundle}//a`, 0.8], [`${bundle}//b`, 0.3]]), "2025-03-01T00:00:00.000Z")
-        const again = (yield* findIn([bundle], "tapir")).candidates.map((c) => c.item)
-        expect(again.find((i) => i.conceptId === "a")?.utility).toEqual({ value: 0.8, at: "2025-02-01T00:00:00.000Z" })
-        expect(again.find((i) => i.conceptId === "b")?.utility).toEqual({ value: 0.3, at: "2025-03-01T00:00:00.000Z" })
-        yield* store.replaceUtilities(new Map(), "2025-02-03T00:00:00.000Z")
+        yield* store.replaceUtilities(new Map())
         expect((yield* findIn([bundle], "tapir")).candidates.every((c) => c.item.utility === undefined)).toBe(true)
+      }))
+
+    it.effect("replaceUtilities keeps each ref's own learned time, whatever the index held before (R-FB-1)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("utility-at")
+        const [a, b, c] = ["a", "b", "c"].map((id) => `${bundle}//${id}`) as [string, string, string]
+        yield* store.persist(bundle, ["a", "b", "c"].map((id) => indexDoc(bundle, id, { content: "okapi" })))
+        const utilityOf = (items: ReadonlyArray<IndexedItem>) => Object.fromEntries(items.map((i) => [i.conceptId, i.utility]))
+        // From nothing (a rebuilt index.db): times come from the map, not from when the copy ran.
+        yield* store.replaceUtilities(new Map([[a, { value: 0.9, at: "2024-09-01T00:00:00.000Z" }], [b, { value: 0.3, at: "2025-01-15T12:00:00.000Z" }]]))
+        expect(utilityOf(yield* store.items([a, b, c], { belief: "all", includeProposed: true }))).toEqual({
+          a: { value: 0.9, at: "2024-09-01T00:00:00.000Z" },
+          b: { value: 0.3, at: "2025-01-15T12:00:00.000Z" },
+          c: undefined
+        })
+        // Over existing rows: an unchanged value with a newer outcome takes the newer time; one copied per ref is overwritten.
+        yield* store.updateUtility(c, 0.6, "2025-03-01T00:00:00.000Z")
+        yield* store.replaceUtilities(new Map([[a, { value: 0.9, at: "2025-02-01T00:00:00.000Z" }], [c, { value: 0.7, at: "2025-02-20T00:00:00.000Z" }]]))
+        expect(utilityOf((yield* findIn([bundle], "okapi")).candidates.map((x) => x.item))).toEqual({
+          a: { value: 0.9, at: "2025-02-01T00:00:00.000Z" },
+          b: undefined,
+          c: { value: 0.7, at: "2025-02-20T00:00:00.000Z" }
+        })
       }))
 
     it.effect("an index run is recorded", () =>

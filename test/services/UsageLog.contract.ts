@@ -79,8 +79,32 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
         expect(yield* usage.utility(bad)).toBeLessThan(UTILITY_PRIOR)
         expect(yield* usage.utility(agentOnly)).toBeUndefined()
         const all = yield* usage.utilities
-        expect(all.get(good)).toBe(goodValue)
+        expect(all.get(good)?.value).toBe(goodValue)
         expect(all.has(agentOnly)).toBe(false)
+      }))
+
+    it.effect("utilities carry each ref's time of its last user outcome, not the time they are read (R-FB-1)", () =>
+      Effect.gen(function* () {
+        const usage = yield* UsageLog
+        const b = freshBundle("uat")
+        const voted = `${b}//voted`
+        const read = `${b}//read`
+        const tVoted = yield* TestClockTime
+        yield* usage.recordFeedback({ ref: voted, polarity: "positive", source: "user" })
+        yield* TestClock.adjust("2 days")
+        const tRead = yield* TestClockTime
+        yield* usage.recordShow(read, "user")
+        yield* TestClock.adjust("3 days")
+        // Agents teach nothing, so they do not move the time either.
+        yield* usage.recordFeedback({ ref: voted, polarity: "negative", reason: "x", source: "agent" })
+        yield* usage.recordShow(read, "agent")
+        yield* TestClock.adjust("90 days")
+        const all = yield* usage.utilities
+        expect(all.get(voted)).toEqual({ value: (yield* usage.utility(voted))!, at: new Date(tVoted).toISOString() })
+        expect(all.get(read)).toEqual({ value: (yield* usage.utility(read))!, at: new Date(tRead).toISOString() })
+        // The next user outcome moves it.
+        yield* usage.recordFeedback({ ref: voted, polarity: "positive", source: "user" })
+        expect((yield* usage.utilities).get(voted)?.at).toBe(new Date(yield* TestClockTime).toISOString())
       }))
 
     it.effect("older evidence decays toward the prior", () =>
@@ -110,7 +134,10 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
         yield* usage.recordFeedback({ ref: `${from}//a`, polarity: "positive", source: "user" })
         yield* usage.recordFeedback({ ref: `${lookalike}//a`, polarity: "positive", source: "user" })
         const before = yield* usage.utility(`${from}//a`)
+        const learnedAt = (yield* usage.utilities).get(`${from}//a`)?.at
+        yield* TestClock.adjust("1 day")
         yield* usage.renameBundle(from, to)
+        expect((yield* usage.utilities).get(`${to}//a`)?.at).toBe(learnedAt)
         expect(yield* usage.utility(`${from}//a`)).toBeUndefined()
         expect(yield* usage.utility(`${to}//a`)).toBe(before)
         expect(yield* usage.utility(`${lookalike}//a`)).toBeDefined()

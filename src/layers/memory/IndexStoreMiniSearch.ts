@@ -13,7 +13,8 @@ import {
   type IndexedItem,
   type ManifestInput,
   type PersistEnd,
-  type PersistStreamed
+  type PersistStreamed,
+  type TypeSize
 } from "../../services/IndexStore.js"
 
 /** The SQLite layer's bm25 column weights, as MiniSearch field boosts. */
@@ -278,6 +279,16 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
       for (const { doc } of docs.values()) counts[doc.bundle] = (counts[doc.bundle] ?? 0) + 1
       return counts
     }),
+    typeSizes: (type) =>
+      Effect.sync(() => {
+        const sizes = new Map<string, TypeSize>()
+        for (const { doc } of docs.values()) {
+          if (doc.type !== type) continue
+          const size = sizes.get(doc.bundle)
+          sizes.set(doc.bundle, { bundle: doc.bundle, items: (size?.items ?? 0) + 1, bytes: (size?.bytes ?? 0) + doc.bytes })
+        }
+        return [...sizes.values()].sort((a, b) => (a.bundle < b.bundle ? -1 : a.bundle > b.bundle ? 1 : 0))
+      }),
     removeBundle: (bundle) =>
       Effect.sync(() => {
         const refs = [...docs.values()].filter((s) => s.doc.bundle === bundle).map((s) => s.doc.ref)
@@ -315,11 +326,10 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
       }),
     cachedTokens: (hash) => Effect.sync(() => tokens.get(hash)),
     storeTokens: (hash, n) => Effect.sync(() => void tokens.set(hash, n)),
-    replaceUtilities: (values, at) =>
+    replaceUtilities: (values) =>
       Effect.sync(() => {
-        const since = new Map(utilities)
         utilities.clear()
-        for (const [ref, value] of values) utilities.set(ref, { value, at: since.get(ref)?.value === value ? since.get(ref)!.at : at })
+        for (const [ref, utility] of values) utilities.set(ref, utility)
       }),
     updateUtility: (ref, value, at) => Effect.sync(() => void utilities.set(ref, { value, at })),
     withWriteLease: (effect) => lease.withPermits(1)(effect)

@@ -19,6 +19,7 @@ import { countItems, deleteDocuments, persistBundle, persistSession, writeManife
 import { browse, candidates, itemsByRef, lastIndexed } from "./index/query.js"
 import { searchRunner } from "./index/reader.js"
 import { batches } from "./index/rows.js"
+import { typeSizes } from "./index/typeSizes.js"
 import { lazyDatabase, sqlFailure } from "./LazyDatabase.js"
 import { indexMigrations } from "./migrations.js"
 import { databaseStatus } from "./status.js"
@@ -140,6 +141,7 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
           Object.fromEntries(rows.map((row) => [row.name, row.items]))
         )
       ),
+      typeSizes: (type) => search((db) => typeSizes(db, type)),
       removeBundle: (bundle) =>
         write((sql) =>
           Effect.gen(function* () {
@@ -154,13 +156,11 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
       cachedTokens: (hash) => read((sql) => Effect.map(sql<{ tokens: number }>`SELECT tokens FROM token_counts WHERE hash = ${hash}`, (rows) => rows[0]?.tokens)),
       storeTokens: (hash, tokens) =>
         read((sql) => sql`INSERT INTO token_counts (hash, tokens) VALUES (${hash}, ${tokens}) ON CONFLICT (hash) DO UPDATE SET tokens = excluded.tokens`.pipe(Effect.asVoid)),
-      replaceUtilities: (utilities, at) =>
+      replaceUtilities: (utilities) =>
         write((sql) =>
           Effect.gen(function* () {
-            const kept = yield* sql<{ ref: string; utility: number; at: string }>`SELECT ref, utility, updated_at AS at FROM ranking_features`
-            const since = new Map(kept.map((row) => [row.ref, row]))
             yield* sql`DELETE FROM ranking_features`
-            const rows = [...utilities].map(([ref, utility]) => ({ ref, utility, updated_at: since.get(ref)?.utility === utility ? since.get(ref)!.at : at }))
+            const rows = [...utilities].map(([ref, { value, at }]) => ({ ref, utility: value, updated_at: at }))
             for (const batch of batches(rows, 3)) yield* sql`INSERT INTO ranking_features ${sql.insert(batch)}`
           })
         ),

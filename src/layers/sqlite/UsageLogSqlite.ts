@@ -127,7 +127,9 @@ export const usageLogFrom = (stateDb: StateDb["Type"]) =>
             ...(kind === undefined ? [] : [sql`kind = ${kind}`])
           ])} ORDER BY id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toUsage)))),
       utilities: read((sql) =>
-        sql<{ ref: string; value: number }>`SELECT ref, value FROM utility ORDER BY ref`.pipe(Effect.map((rows) => new Map(rows.map((row) => [row.ref, row.value] as const))))),
+        sql<{ ref: string; value: number; at: string }>`SELECT ref, value, updated_at AS at FROM utility ORDER BY ref`.pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.ref, { value: row.value, at: row.at }] as const)))
+        )),
       utility: (ref) => read((sql) => sql<{ value: number }>`SELECT value FROM utility WHERE ref = ${ref}`.pipe(Effect.map((rows) => rows[0]?.value))),
       renameBundle: (from, to) =>
         write((sql) =>
