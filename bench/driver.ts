@@ -7,13 +7,15 @@
  *   setup   {root, size}          generate the corpus under root and add it as bundle "corpus" (adapter akm)
  *   build   {root}                delete index.db, index from scratch, then a no-op reindex, then one after 1% of files changed,
  *                                 then a scan alone (the adapter's share of the full build)
+ *   full    {root}                delete index.db and index from scratch only (for profiling the full build)
  *   search  {root, queries, track} in-process search latency over `queries` generated queries
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { ManagedRuntime } from "effect"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { makeAkmLive } from "../src/layers/AkmLive.js"
 import { bundleAdd } from "../src/programs/bundle/add.js"
 import { curate } from "../src/programs/curate.js"
@@ -24,7 +26,10 @@ import { benchQueries, generateCorpus, touchOnePercent, type Corpus } from "./co
 import { naturalLanguageSet } from "./naturalLanguage.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
 
-const dirs = (root: string) => ({ configDir: join(root, "config"), dataDir: join(root, "data"), cacheDir: join(root, "cache"), quiet: true })
+/** The CLI's projector worker (npm run bench builds dist/ first): the index is measured as `akm index` runs it. */
+const projectorWorker = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "projector-worker.cjs")
+
+const dirs = (root: string) => ({ configDir: join(root, "config"), dataDir: join(root, "data"), cacheDir: join(root, "cache"), quiet: true, projectorWorker })
 
 const runtimeFor = (root: string) => ManagedRuntime.make(makeAkmLive(dirs(root)))
 
@@ -89,6 +94,21 @@ const steps: Record<string, (options: Record<string, unknown>) => Promise<unknow
         noop: { ms: noopMs, status: noop.bundles.map((b) => b.status) },
         changed: { files: changed, ms: changedMs, updated: incremental.totals.updated, added: incremental.totals.added, removed: incremental.totals.removed }
       }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  full: async (o) => {
+    const root = String(o.root)
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(join(root, "cache", `index.db${suffix}`), { force: true })
+    const runtime = runtimeFor(root)
+    try {
+      const started = performance.now()
+      const cpu = process.cpuUsage()
+      const full = await runtime.runPromise(indexBundles({}))
+      const used = process.cpuUsage(cpu)
+      return { items: full.totals.items, ms: ms(started), cpuMs: Math.round((used.user + used.system) / 1000), peakRssMb: peakRssMb() }
     } finally {
       await runtime.dispose()
     }

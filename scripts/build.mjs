@@ -10,6 +10,7 @@
 //                            no @effect/sql, a third of main.cjs; bin/akm.js tries it first.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
 //                            commands once here (see warmCodeCache below).
+//   dist/cli/projector-worker.cjs  the worker thread that projects a large bundle's items in parallel.
 //   dist/lib/index.js        the library (package "main"): ESM with code splitting.
 //   dist/version.json        read by the --version fast path in bin/akm.js.
 //
@@ -100,6 +101,20 @@ const buildCli = async (name, contents, external = common.external) => {
   writeFileSync(code.path, `// akm build ${id}\n${code.text}`)
 }
 
+/**
+ * The projector worker (src/layers/projector/projectorWorker.ts): large
+ * bundles are scanned on worker threads that load only the adapters and the
+ * file reader (docs/decisions/0006-parallel-scan.md). The CLI finds it beside
+ * main.cjs.
+ */
+const buildProjectorWorker = () =>
+  build({
+    ...common,
+    entryPoints: [join(root, "src/layers/projector/projectorWorker.ts")],
+    outfile: join(staging, "cli/projector-worker.cjs"),
+    format: "cjs"
+  })
+
 const buildLib = () =>
   build({
     ...common,
@@ -184,6 +199,7 @@ try {
   // The search bundle carries better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
   // Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
   await buildCli("search", 'export { runSearch } from "./src/cli/fast/search.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
+  await buildProjectorWorker()
   await buildLib()
   writeFileSync(join(staging, "version.json"), `${JSON.stringify({ version: pkg.version })}\n`)
   swapIn()

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import * as os from "node:os"
+import * as path from "node:path"
 import { makeAkmLive } from "../layers/AkmLive.js"
 import type { Adapters } from "../services/Adapters.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
@@ -30,6 +31,9 @@ export class Reported {
 /** Where the caller stands: used to resolve relative paths given on the command line. */
 export const callerContext = () => ({ cwd: process.cwd(), home: os.homedir() })
 
+/** The projector worker beside the CLI bundle (dist/cli/); a run from sources has none and scans in-process. */
+const projectorWorkerScript = (): string | undefined => (typeof __dirname === "string" ? path.join(__dirname, "projector-worker.cjs") : undefined)
+
 /**
  * parse → program → render (spec 11 §4): runs a program on the live layer
  * built from the global options, prints the result on stdout, or the error on
@@ -47,7 +51,8 @@ export const runCommand = <A, E>(
     configDir: Option.getOrUndefined(options.configDir),
     dataDir: Option.getOrUndefined(options.dataDir),
     cacheDir: Option.getOrUndefined(options.cacheDir),
-    quiet: options.quiet
+    quiet: options.quiet,
+    projectorWorker: projectorWorkerScript()
   })
   return program.pipe(
     Effect.provide(layer),

@@ -4,6 +4,7 @@ import type { PathOverrides } from "../domain/Paths.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
 import { MaterializerLive } from "./materializers/MaterializerLive.js"
+import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
@@ -17,6 +18,11 @@ import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
+  /**
+   * The projector worker script (dist/cli/projector-worker.cjs): with it, large
+   * bundles are scanned on worker threads; without it, in-process.
+   */
+  readonly projectorWorker?: string | undefined
 }
 
 /**
@@ -25,7 +31,17 @@ export interface AkmLiveOptions extends PathOverrides {
  * Layer.provide / Layer.merge.
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
-  Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreSqlite, IndexStoreSqlite, MaterializerLive, TransactionEngineLive).pipe(
+  Layer.mergeAll(
+    StateStoreSqlite,
+    UsageLogSqlite,
+    ProposalStoreSqlite,
+    TokenizerGpt,
+    LogStoreSqlite,
+    IndexStoreSqlite,
+    MaterializerLive,
+    TransactionEngineLive,
+    ItemProjectorWorkers({ script: options.projectorWorker })
+  ).pipe(
     Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),
     Layer.provideMerge(BundleFilesNode),

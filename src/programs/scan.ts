@@ -1,13 +1,15 @@
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option } from "effect"
 import * as path from "node:path"
-import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, LintProjection, Projection } from "../domain/Adapter.js"
+import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
-import { IndexDocument } from "../domain/IndexDocument.js"
+import type { IndexDocument } from "../domain/IndexDocument.js"
+import { projectSequentially, type ProjectedItem } from "../domain/ItemProjection.js"
 import { validateConceptId } from "../domain/Ref.js"
 import { Adapters } from "../services/Adapters.js"
 import { BundleFiles, type WalkResult } from "../services/BundleFiles.js"
+import { ItemProjector, type ProjectionJob } from "../services/ItemProjector.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
 
@@ -31,40 +33,7 @@ export interface ScanResult {
   readonly complete: boolean
 }
 
-const isIndexDocumentSchema = Schema.is(IndexDocument)
-
-const optional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value)
-const isString = (value: unknown): boolean => typeof value === "string"
-const isStrings = (value: unknown): boolean => Array.isArray(value) && value.every(isString)
-const isOutline = (value: unknown): boolean =>
-  Array.isArray(value) &&
-  value.every((h: unknown) => typeof h === "object" && h !== null && Number.isSafeInteger((h as { depth?: unknown }).depth) && isString((h as { text?: unknown }).text) && isString((h as { slug?: unknown }).slug))
-
-/**
- * Schema.is(IndexDocument), answered by hand for the usual shape: the generic
- * check costs more per item than some adapters' whole projection. Only a yes
- * is trusted; anything unusual (a `scope`, an odd value) goes to the schema.
- */
-const isIndexDocument = (doc: Record<string, unknown>): boolean =>
-  (isString(doc.ref) && isString(doc.bundle) && isString(doc.conceptId) && isString(doc.adapter) && isString(doc.path) && isStrings(doc.files) &&
-    isString(doc.hash) && isString(doc.name) && Number.isSafeInteger(doc.bytes) && doc.scope === undefined &&
-    optional(doc.type, isString) && optional(doc.description, isString) && optional(doc.tags, isStrings) && optional(doc.hints, isStrings) &&
-    optional(doc.content, isString) && optional(doc.aliases, isStrings) && optional(doc.beliefState, isString) && optional(doc.supersededBy, isString) &&
-    optional(doc.updated, isString) && optional(doc.status, isString) && optional(doc.staleAfter, isString) && optional(doc.links, isStrings) &&
-    optional(doc.quality, (q) => q === "curated" || q === "generated" || q === "proposed") && optional(doc.pinned, (p) => typeof p === "boolean") &&
-    optional(doc.tokens, Number.isSafeInteger) && optional(doc.outline, isOutline)) ||
-  isIndexDocumentSchema(doc)
-
 const defectMessage = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
-
-/** A file the adapter could not read: too large, not UTF-8 text, vanished. */
-const unreadableDiagnostic = (failure: { readonly path: string; readonly code: string; readonly message: string }, fallbackPath: string, ref: string): Diagnostic => ({
-  code: failure.code === "too-large" ? "file-too-large" : failure.code === "invalid-encoding" || failure.code === "binary" ? "invalid-encoding" : "unreadable-file",
-  severity: failure.code === "invalid-encoding" || failure.code === "binary" ? "error" : "warning",
-  path: failure.path === "" ? fallbackPath : failure.path,
-  message: `${failure.message}; the item is not indexed`,
-  ref
-})
 
 const quoted = (p: string): string => JSON.stringify(p)
 
@@ -124,24 +93,6 @@ export interface ScanSummary extends Omit<ScanResult, "documents"> {
   readonly items: number
 }
 
-/**
- * What whole-bundle rules keep of a projection (LintProjection), so memory
- * stays bounded by a batch. Copied through JSON (the form the index stores
- * anyway): a string cut from a file's text (a heading, a link) keeps the
- * whole text alive in V8, and a scan keeps these until its end.
- */
-const lintProjection = (projection: Projection): LintProjection => {
-  const { content: _content, hints: _hints, description: _description, outline: _outline, ...rest } = projection
-  return JSON.parse(JSON.stringify(rest)) as LintProjection
-}
-
-/** An item's finding as the scan keeps it until its end: its message copied, for the reason above. */
-const retained = (diagnostic: Diagnostic, ref: string): Diagnostic => ({
-  ...diagnostic,
-  message: JSON.parse(JSON.stringify(diagnostic.message)) as string,
-  ...(diagnostic.ref === undefined ? { ref } : {})
-})
-
 const byConceptId = (plans: ReadonlyArray<ItemPlan>) => (a: number, b: number): number =>
   plans[a]!.conceptId < plans[b]!.conceptId ? -1 : plans[a]!.conceptId > plans[b]!.conceptId ? 1 : 0
 
@@ -191,58 +142,33 @@ export const scanStreamed = <E, R>(
     const found: Array<ReadonlyArray<Diagnostic> | undefined> = new Array(kept.length)
     const linted: Array<LintItem | undefined> = new Array(adapter.lintBundle === undefined ? 0 : kept.length)
     const refByPath = new Map<string, string>()
-    let batch: Array<IndexDocument> = []
     let items = 0
-    for (const i of order) {
-      const plan = kept[i]!
-      const ref = `${info.name}//${plan.conceptId}`
-      const primary = plan.files[0] ?? plan.conceptId
-      const outcome = yield* Effect.suspend(() => adapter.project(plan, ctx)).pipe(
-        Effect.map((value) => ({ _tag: "ok" as const, value })),
-        Effect.catchAll((failure) => Effect.succeed({ _tag: "unreadable" as const, failure })),
-        Effect.catchAllDefect((cause) => Effect.succeed({ _tag: "died" as const, cause }))
-      )
-      if (outcome._tag === "unreadable") {
-        found[i] = [unreadableDiagnostic(outcome.failure, primary, ref)]
-        continue
-      }
-      if (outcome._tag === "died") {
-        found[i] = [{ code: "adapter-failed", severity: "error", path: primary, ref, message: `the ${adapter.id} adapter failed on this item: ${defectMessage(outcome.cause)}; the item is not indexed` }]
-        continue
-      }
-      const own = outcome.value.diagnostics.map((d) => retained(d, ref))
-      found[i] = own
-      const content = yield* Effect.either(files.hash(info.root, plan.files, ctx))
-      if (Either.isLeft(content)) {
-        found[i] = [...own, { code: "unreadable-file", severity: "warning", path: primary, ref, message: `${content.left.reason}; the item is not indexed` }]
-        continue
-      }
-      const document = {
-        ...outcome.value.projection,
-        ref,
-        bundle: info.name,
-        conceptId: plan.conceptId,
-        adapter: adapter.id,
-        path: path.join(info.root, primary),
-        files: plan.files.map((f) => path.join(info.root, f)),
-        hash: content.right.hash,
-        bytes: content.right.bytes
-      }
-      if (!isIndexDocument(document)) {
-        found[i] = [...own, { code: "adapter-failed", severity: "error", path: primary, ref, message: `the ${adapter.id} adapter produced an invalid projection for this item; the item is not indexed` }]
-        continue
-      }
-      items++
-      batch.push(document)
-      if (adapter.lintBundle !== undefined) {
-        linted[i] = { plan, projection: lintProjection(outcome.value.projection) }
-        refByPath.set(document.path, ref)
-      }
-      if (batch.length >= batchSize) {
-        yield* emit(batch)
-        batch = []
-      }
-    }
+    let batch: Array<IndexDocument> = []
+    const job: ProjectionJob = { info, adapter, walked, ctx, plans: kept, order, batchSize }
+    // Documents go on in batches of exactly batchSize, however many items a projector's batch left out.
+    const take = (projected: ReadonlyArray<ProjectedItem>) =>
+      Effect.suspend(() => {
+        const full: Array<ReadonlyArray<IndexDocument>> = []
+        for (const item of projected) {
+          found[item.index] = item.diagnostics
+          if (item.document === undefined) continue
+          items++
+          batch.push(item.document)
+          if (item.lint !== undefined) {
+            linted[item.index] = item.lint
+            refByPath.set(item.document.path, item.document.ref)
+          }
+          if (batch.length >= batchSize) {
+            full.push(batch)
+            batch = []
+          }
+        }
+        return Effect.forEach(full, emit, { discard: true })
+      })
+    const projector = yield* Effect.serviceOption(ItemProjector)
+    yield* Option.isSome(projector)
+      ? projector.value.run(job, take)
+      : projectSequentially(info, adapter, ctx, (paths) => files.hash(info.root, paths, ctx), kept, order, batchSize, take)
     if (batch.length > 0) yield* emit(batch)
     for (const own of found) if (own !== undefined) diagnostics.push(...own)
 

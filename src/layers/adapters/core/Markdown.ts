@@ -1,4 +1,5 @@
-import MarkdownIt, { type Token } from "markdown-it"
+import MarkdownIt from "markdown-it"
+import type Token from "markdown-it/lib/token.mjs"
 import { headingSlug } from "../../../domain/Ref.js"
 
 /**
