@@ -5,6 +5,23 @@ import type { Diagnostic } from "./Diagnostic.js"
 import { IndexDocument } from "./IndexDocument.js"
 
 /**
+ * What a later scan needs to keep an item without reading it again (R-IDX-2):
+ * the plan it came from, every bundle file its projection read or asked
+ * about, whether it looked at the whole file list, and what the scan kept of
+ * it (its own findings, its lint projection). Stored with the item's row.
+ */
+export interface ItemInputs {
+  readonly plan: ItemPlan
+  /** Bundle-relative paths the projection read or probed (its own files first), sorted. */
+  readonly read: ReadonlyArray<string>
+  /** The projection looked at the whole file list: a file added or removed anywhere may change it. */
+  readonly listing: boolean
+  readonly diagnostics: ReadonlyArray<Diagnostic>
+  /** What whole-bundle rules see of the item (when the adapter has them). */
+  readonly lint?: LintProjection | undefined
+}
+
+/**
  * One item of a scan, projected: what the index stores (`document`), the
  * item's own findings, and what whole-bundle rules keep of it (`lint`).
  * Plain data, so it crosses a worker boundary as a structured clone.
@@ -17,6 +34,8 @@ export interface ProjectedItem {
   readonly diagnostics: ReadonlyArray<Diagnostic>
   /** Present when the adapter has whole-bundle rules and the item was indexed. */
   readonly lint?: LintItem | undefined
+  /** Present when the item was indexed. */
+  readonly inputs?: ItemInputs | undefined
 }
 
 /** Hashes an item's files (bytes the context already read are not read again). */
@@ -75,6 +94,28 @@ const retained = (diagnostic: Diagnostic, ref: string): Diagnostic => ({
   ...(diagnostic.ref === undefined ? { ref } : {})
 })
 
+/** A context that records which files a projection reads or probes, and whether it looks at the whole list. */
+const tracking = (ctx: ValidateContext, own: ReadonlyArray<string>) => {
+  const read = new Set<string>(own)
+  const seen = { listing: false }
+  const tracked: ValidateContext = {
+    bundle: ctx.bundle,
+    get files() {
+      seen.listing = true
+      return ctx.files
+    },
+    exists: (p) => {
+      read.add(path.posix.normalize(p))
+      return ctx.exists(p)
+    },
+    readText: (p) => {
+      read.add(path.posix.normalize(p))
+      return ctx.readText(p)
+    }
+  }
+  return { tracked, inputs: () => ({ read: [...read].sort(), listing: seen.listing }) }
+}
+
 /**
  * Projects one planned item (R-AD-8: a bad item is a diagnostic, never a
  * failed scan): the adapter's projection, the content hash of its files, the
@@ -84,7 +125,8 @@ const retained = (diagnostic: Diagnostic, ref: string): Diagnostic => ({
 export const projectItem = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateContext, hashFiles: HashFiles, plan: ItemPlan, index: number): Effect.Effect<ProjectedItem> => {
   const ref = `${info.name}//${plan.conceptId}`
   const primary = plan.files[0] ?? plan.conceptId
-  return Effect.suspend(() => adapter.project(plan, ctx)).pipe(
+  const { tracked, inputs } = tracking(ctx, plan.files)
+  return Effect.suspend(() => adapter.project(plan, tracked)).pipe(
     Effect.map((value) => ({ _tag: "ok" as const, value })),
     Effect.catchAll((failure) => Effect.succeed({ _tag: "unreadable" as const, failure })),
     Effect.catchAllDefect((cause) => Effect.succeed({ _tag: "died" as const, cause })),
@@ -115,7 +157,8 @@ export const projectItem = (info: BundleInfo, adapter: BundleAdapter, ctx: Valid
         if (!isIndexDocument(document)) {
           return { index, diagnostics: [...own, { code: "adapter-failed", severity: "error", path: primary, ref, message: `the ${adapter.id} adapter produced an invalid projection for this item; the item is not indexed` }] }
         }
-        return { index, document, diagnostics: own, lint: adapter.lintBundle === undefined ? undefined : { plan, projection: lintProjection(outcome.value.projection) } }
+        const lint = adapter.lintBundle === undefined ? undefined : lintProjection(outcome.value.projection)
+        return { index, document, diagnostics: own, lint: lint === undefined ? undefined : { plan, projection: lint }, inputs: { plan, ...inputs(), diagnostics: own, lint } }
       })
     })
   )

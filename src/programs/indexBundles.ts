@@ -1,14 +1,16 @@
 import { Clock, Effect, Option } from "effect"
-import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
+import * as path from "node:path"
+import type { BundleAdapter, FileMeta, ItemPlan } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
+import type { ItemInputs } from "../domain/ItemProjection.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
 import { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
-import { resolveBundle, scanStreamed, type ScanSummary } from "./scan.js"
+import { resolveBundle, SCAN_BATCH, scanStreamed, type ScanSummary } from "./scan.js"
 
 export interface IndexInput {
   /** One bundle; default every configured bundle. */
@@ -80,8 +82,44 @@ export const rescanReason = (manifest: BundleManifest | undefined, adapter: Bund
     return before === undefined ? now !== undefined : now === undefined || !sameFile(now, before)
   })
   if (changed !== undefined) return `coupling file ${changed} changed`
-  if (files.length !== manifest.files.length || files.some((f, i) => !sameFile(f, manifest.files[i]!))) return "files changed"
+  if (files.length !== manifest.files.length || files.some((f, i) => !sameFile(f, manifest.files[i]!))) return FILES_CHANGED
   return undefined
+}
+
+const FILES_CHANGED = "files changed"
+
+/**
+ * What an incremental scan may keep unread (R-IDX-2): an item planned as
+ * before whose stored inputs (every file its projection read or probed) are
+ * all unchanged since the manifest, and, when it looked at the whole file
+ * list, no file was added or removed anywhere.
+ */
+const reusableItems = (manifest: BundleManifest, files: ReadonlyArray<FileMeta>, stored: ReadonlyMap<string, ItemInputs>) => {
+  const before = new Map(manifest.files.map((f) => [f.path, f] as const))
+  const dirty = new Set<string>()
+  let listingChanged = false
+  const now = new Set<string>()
+  for (const f of files) {
+    now.add(f.path)
+    const was = before.get(f.path)
+    if (was === undefined) listingChanged = true
+    if (was === undefined || !sameFile(f, was)) dirty.add(f.path)
+  }
+  for (const f of manifest.files) {
+    if (now.has(f.path)) continue
+    dirty.add(f.path)
+    listingChanged = true
+  }
+  return {
+    reusable: (plan: ItemPlan, ref: string): ItemInputs | undefined => {
+      const inputs = stored.get(ref)
+      if (inputs === undefined || (inputs.listing && listingChanged) || inputs.read.some((p) => dirty.has(p))) return undefined
+      return JSON.stringify(inputs.plan) === JSON.stringify(plan) ? inputs : undefined
+    },
+    /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
+    files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],
+    hash: (file: string): string | undefined => before.get(file)?.hash
+  }
 }
 
 /** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash (keyed by absolute path). */
@@ -144,17 +182,37 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
     // Hashes of single-file items for the manifest: all that is kept of a document once its batch is written.
     const single = new Map<string, string>()
     let scanned = 0
+    // Only files changed: items whose inputs are all unchanged keep their rows unread (R-IDX-2).
+    const reuse = reason === FILES_CHANGED && manifest !== undefined ? reusableItems(manifest, walked.right.files, yield* store.itemInputs(name)) : undefined
     const persisted = yield* store.persistStreamed(
       name,
       (sink) =>
         Effect.map(
-          scanStreamed(info, adapter, walked.right, (documents) => {
-            for (const d of documents) {
-              if (d.files.length === 1) single.set(d.files[0]!, d.hash)
-              scanned += d.files.length
+          scanStreamed(
+            info,
+            adapter,
+            walked.right,
+            (documents, inputs) => {
+              for (const d of documents) {
+                if (d.files.length === 1) single.set(d.files[0]!, d.hash)
+                scanned += d.files.length
+              }
+              return Effect.zipRight(sink.write(documents, inputs), progress.update(task, Math.min(scanned, total), total))
+            },
+            SCAN_BATCH,
+            reuse === undefined ? undefined : {
+              reusable: reuse.reusable,
+              keep: (refs) => {
+                for (const ref of refs) {
+                  const files = reuse.files(ref)
+                  const hash = files.length === 1 ? reuse.hash(files[0]!) : undefined
+                  if (hash !== undefined) single.set(path.join(info.root, files[0]!), hash)
+                  scanned += files.length
+                }
+                return Effect.zipRight(sink.keep(refs), progress.update(task, Math.min(scanned, total), total))
+              }
             }
-            return Effect.zipRight(sink.write(documents), progress.update(task, Math.min(scanned, total), total))
-          }),
+          ),
           (scan): PersistEnd<ScanSummary> =>
             // A scan that failed as a whole writes nothing: the old rows stay (R-AD-8, R-IDX-3).
             !scan.complete ? { _tag: "Discard", value: scan } : {

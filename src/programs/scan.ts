@@ -5,7 +5,7 @@ import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
-import { projectSequentially, type ProjectedItem } from "../domain/ItemProjection.js"
+import { projectSequentially, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
 import { validateConceptId } from "../domain/Ref.js"
 import { Adapters } from "../services/Adapters.js"
 import { BundleFiles, type WalkResult } from "../services/BundleFiles.js"
@@ -84,6 +84,14 @@ export const checkPlans = (bundle: string, plans: ReadonlyArray<ItemPlan>): { re
   return { kept, diagnostics }
 }
 
+/** How an incremental scan keeps items unread (R-IDX-2). */
+export interface ScanReuse<E, R> {
+  /** The stored inputs of an item that may be kept as it is, or undefined to project it again. */
+  readonly reusable: (plan: ItemPlan, ref: string) => ItemInputs | undefined
+  /** Tells the consumer which refs were kept (they are not handed to `emit`). */
+  readonly keep: (refs: ReadonlyArray<string>) => Effect.Effect<void, E, R>
+}
+
 /** Documents per batch a streamed scan hands on: what the index holds in memory at once (spec 10 §2). */
 export const SCAN_BATCH = 32
 
@@ -107,8 +115,9 @@ export const scanStreamed = <E, R>(
   info: BundleInfo,
   adapter: BundleAdapter,
   walked: WalkResult,
-  emit: (documents: ReadonlyArray<IndexDocument>) => Effect.Effect<void, E, R>,
-  batchSize: number = SCAN_BATCH
+  emit: (documents: ReadonlyArray<IndexDocument>, inputs: ReadonlyArray<ItemInputs>) => Effect.Effect<void, E, R>,
+  batchSize: number = SCAN_BATCH,
+  reuse?: ScanReuse<E, R>
 ) =>
   Effect.gen(function* () {
     const files = yield* BundleFiles
@@ -144,32 +153,55 @@ export const scanStreamed = <E, R>(
     const refByPath = new Map<string, string>()
     let items = 0
     let batch: Array<IndexDocument> = []
-    const job: ProjectionJob = { info, adapter, walked, ctx, plans: kept, order, batchSize }
+    let batchInputs: Array<ItemInputs> = []
+    // Items whose stored inputs are all unchanged keep their rows unread (R-IDX-2); what the scan keeps of them comes from the store.
+    const keptRefs: Array<string> = []
+    const projectOrder: Array<number> = []
+    for (const i of order) {
+      const plan = kept[i]!
+      const ref = `${info.name}//${plan.conceptId}`
+      const stored = reuse?.reusable(plan, ref)
+      if (stored === undefined) {
+        projectOrder.push(i)
+        continue
+      }
+      keptRefs.push(ref)
+      items++
+      found[i] = stored.diagnostics
+      if (adapter.lintBundle !== undefined && stored.lint !== undefined) {
+        linted[i] = { plan, projection: stored.lint }
+        refByPath.set(path.join(info.root, plan.files[0] ?? plan.conceptId), ref)
+      }
+    }
+    if (reuse !== undefined && keptRefs.length > 0) yield* reuse.keep(keptRefs)
+    const job: ProjectionJob = { info, adapter, walked, ctx, plans: kept, order: projectOrder, batchSize }
     // Documents go on in batches of exactly batchSize, however many items a projector's batch left out.
     const take = (projected: ReadonlyArray<ProjectedItem>) =>
       Effect.suspend(() => {
-        const full: Array<ReadonlyArray<IndexDocument>> = []
+        const full: Array<readonly [ReadonlyArray<IndexDocument>, ReadonlyArray<ItemInputs>]> = []
         for (const item of projected) {
           found[item.index] = item.diagnostics
           if (item.document === undefined) continue
           items++
           batch.push(item.document)
+          batchInputs.push(item.inputs!)
           if (item.lint !== undefined) {
             linted[item.index] = item.lint
             refByPath.set(item.document.path, item.document.ref)
           }
           if (batch.length >= batchSize) {
-            full.push(batch)
+            full.push([batch, batchInputs])
             batch = []
+            batchInputs = []
           }
         }
-        return Effect.forEach(full, emit, { discard: true })
+        return Effect.forEach(full, ([documents, inputs]) => emit(documents, inputs), { discard: true })
       })
     const projector = yield* Effect.serviceOption(ItemProjector)
     yield* Option.isSome(projector)
       ? projector.value.run(job, take)
-      : projectSequentially(info, adapter, ctx, (paths) => files.hash(info.root, paths, ctx), kept, order, batchSize, take)
-    if (batch.length > 0) yield* emit(batch)
+      : projectSequentially(info, adapter, ctx, (paths) => files.hash(info.root, paths, ctx), kept, projectOrder, batchSize, take)
+    if (batch.length > 0) yield* emit(batch, batchInputs)
     for (const own of found) if (own !== undefined) diagnostics.push(...own)
 
     if (adapter.lintBundle !== undefined) {

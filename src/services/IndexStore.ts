@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { DatabaseTooNew, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument, PersistSummary } from "../domain/IndexDocument.js"
+import type { ItemInputs } from "../domain/ItemProjection.js"
 import type { QueryGroup } from "../domain/Query.js"
 import type { ItemFilters } from "../domain/Search.js"
 import type { LearnedUtility } from "../domain/Utility.js"
@@ -42,8 +43,14 @@ export type ManifestInput = Omit<BundleManifest, "bundle" | "staleReason">
 
 /** Where a streamed persist's documents go, batch by batch, inside its one transaction. */
 export interface DocumentSink {
-  /** Documents of the persisted bundle; a ref already written in this persist is skipped. */
-  readonly write: (docs: ReadonlyArray<IndexDocument>) => Effect.Effect<void, IndexStoreError>
+  /**
+   * Documents of the persisted bundle; a ref already written in this persist
+   * is skipped. `inputs`, when given, is parallel to `docs`: what a later scan
+   * needs to keep each item without reading it (R-IDX-2).
+   */
+  readonly write: (docs: ReadonlyArray<IndexDocument>, inputs?: ReadonlyArray<ItemInputs>) => Effect.Effect<void, IndexStoreError>
+  /** Refs whose stored rows stay as they are (the scan reused them unread); they count as unchanged, not vanished. */
+  readonly keep: (refs: ReadonlyArray<string>) => Effect.Effect<void, IndexStoreError>
 }
 
 /**
@@ -177,6 +184,8 @@ export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
   /** What `persist` would do, without writing (`akm index --dry-run`). */
   readonly diff: (bundle: string, docs: ReadonlyArray<IndexDocument>) => Effect.Effect<PersistSummary, IndexStoreError>
   readonly manifest: (bundle: string) => Effect.Effect<BundleManifest | undefined, IndexStoreError>
+  /** The stored inputs of a bundle's items, by ref: what an incremental scan may reuse (R-IDX-2). Items stored without inputs are absent. */
+  readonly itemInputs: (bundle: string) => Effect.Effect<ReadonlyMap<string, ItemInputs>, IndexStoreError>
   /** Keeps a bundle's rows but marks them stale: its root is missing or its scan failed. */
   readonly markStale: (bundle: string, reason: string) => Effect.Effect<void, IndexStoreError>
   /** Every bundle with rows or a manifest, by name. */

@@ -96,10 +96,11 @@ const failingSink = (store: IndexStore["Type"]): IndexStore["Type"] => ({
     let writes = 0
     return store.persistStreamed(bundle, (sink) =>
       produce({
-        write: (docs) =>
+        write: (docs, inputs) =>
           ++writes === failing.onWrite
             ? Effect.fail(new WorkspaceUnavailable({ path: "index.db", reason: "disk full", hint: "free some space" }))
-            : sink.write(docs)
+            : sink.write(docs, inputs),
+        keep: sink.keep
       }), options)
   }
 })

@@ -1,6 +1,7 @@
 import { expect, layer as layer_ } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Option, type Layer } from "effect"
 import type { IndexDocument } from "../../src/domain/IndexDocument.js"
+import type { ItemInputs } from "../../src/domain/ItemProjection.js"
 import { parseQuery } from "../../src/domain/Query.js"
 import type { ItemFilters } from "../../src/domain/Search.js"
 import { IndexStore, type CandidateSet, type IndexedItem, type ManifestInput } from "../../src/services/IndexStore.js"
@@ -173,6 +174,48 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect(again.summary).toEqual({ bundle: streamed, added: 0, updated: 0, removed: 1, unchanged: 9 })
         expect(yield* store.has(streamed, "guides/http-caching")).toBe(false)
         expect((yield* store.resolve(`${streamed}//notes/n1`))?.content).toBe("note 1 about caching")
+      }))
+
+    it.effect("persistStreamed: item inputs are stored with their documents; kept refs stay unchanged and are not deleted (R-IDX-2)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("inputs")
+        const docs = [indexDoc(bundle, "a", { content: "alpha" }), indexDoc(bundle, "b", { content: "beta" }), indexDoc(bundle, "c")]
+        const inputsOf = (conceptId: string, extra: Partial<ItemInputs> = {}): ItemInputs => ({
+          plan: { conceptId, files: [`${conceptId}.md`] },
+          read: [`${conceptId}.md`],
+          listing: false,
+          diagnostics: [{ code: "missing-description", severity: "info", path: `${conceptId}.md`, message: "no description", ref: `${bundle}//${conceptId}` }],
+          lint: { name: conceptId, links: [] },
+          ...extra
+        })
+        yield* store.persistStreamed(bundle, (sink) =>
+          Effect.as(Effect.zipRight(sink.write(docs.slice(0, 2), [inputsOf("a"), inputsOf("b")]), sink.write(docs.slice(2))), { _tag: "Commit" as const, value: 0, manifest: streamManifest }))
+        // Stored without inputs (c): absent, so a later scan projects it.
+        expect(yield* store.itemInputs(bundle)).toEqual(new Map([[`${bundle}//a`, inputsOf("a")], [`${bundle}//b`, inputsOf("b")]]))
+
+        // Keep a unread, rewrite b with new inputs, c unchanged with inputs now given; nothing vanishes.
+        const kept = yield* store.persistStreamed(bundle, (sink) =>
+          Effect.as(Effect.zipRight(sink.keep([`${bundle}//a`, `${bundle}//nowhere`]), sink.write([docs[1]!, docs[2]!], [inputsOf("b", { read: ["b.md", "x.md"] }), inputsOf("c")])), { _tag: "Commit" as const, value: 0 }))
+        expect(kept.summary).toEqual({ bundle, added: 0, updated: 0, removed: 0, unchanged: 3 })
+        expect(yield* store.resolve(`${bundle}//a`)).toEqual(docs[0])
+        expect(yield* store.itemInputs(bundle)).toEqual(new Map([
+          [`${bundle}//a`, inputsOf("a")],
+          [`${bundle}//b`, inputsOf("b", { read: ["b.md", "x.md"] })],
+          [`${bundle}//c`, inputsOf("c")]
+        ]))
+        expect(refs(yield* findIn([bundle], "alpha"))).toEqual([`${bundle}//a`])
+
+        // A ref neither written nor kept vanishes with its inputs.
+        const dropped = yield* store.persistStreamed(bundle, (sink) => Effect.as(sink.keep([`${bundle}//a`, `${bundle}//b`]), { _tag: "Commit" as const, value: 0 }))
+        expect(dropped.summary).toEqual({ bundle, added: 0, updated: 0, removed: 1, unchanged: 2 })
+        expect([...(yield* store.itemInputs(bundle)).keys()]).toEqual([`${bundle}//a`, `${bundle}//b`])
+
+        // Renaming drops stored inputs (they name the old refs): the next scan projects every item again.
+        const renamed = freshBundle("inputs-renamed")
+        yield* store.renameBundle(bundle, renamed)
+        expect((yield* store.itemInputs(renamed)).size).toBe(0)
+        expect(yield* store.has(renamed, "a")).toBe(true)
       }))
 
     it.effect("persistStreamed: a producer failing after writing batches leaves the bundle exactly as it was (R-IDX-3)", () =>

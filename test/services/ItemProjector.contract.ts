@@ -67,7 +67,7 @@ const scan = (root: string, adapter: BundleAdapter, layer?: ProjectorFixture["la
   const info: BundleInfo = { name: "b", root, writable: true }
   const program = scanWith(info, adapter)
   const provided = layer === undefined ? program : program.pipe(Effect.provide(layer))
-  return Effect.runPromise(provided.pipe(Effect.provide(BundleFilesNode)) as Effect.Effect<ScanResult>)
+  return Effect.runPromise(provided.pipe(Effect.provide(BundleFilesNode)) as unknown as Effect.Effect<ScanResult>)
 }
 
 export const itemProjectorContract = (name: string, makeFixture: () => ProjectorFixture) => {

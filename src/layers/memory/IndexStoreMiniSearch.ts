@@ -1,6 +1,7 @@
 import MiniSearch, { type Query, type SearchResult } from "minisearch"
 import { Effect, Layer } from "effect"
 import type { IndexDocument, PersistSummary } from "../../domain/IndexDocument.js"
+import type { ItemInputs } from "../../domain/ItemProjection.js"
 import { foldDiacritics, normalize, stem, terms, tokenize, type QueryGroup } from "../../domain/Query.js"
 import { passesFilters, qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS, type ItemFilters, type SearchFields } from "../../domain/Search.js"
 import {
@@ -64,6 +65,8 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
   const known = new Set<string>()
   const tokens = new Map<string, number>()
   const utilities = new Map<string, { readonly value: number; readonly at: string }>()
+  /** Stored item inputs by ref (R-IDX-2), as JSON like the SQLite layer keeps them. */
+  const inputsByRef = new Map<string, string>()
   let indexedAt: string | undefined
   const lease = Effect.unsafeMakeSemaphore(1)
 
@@ -101,10 +104,15 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
   }
   const passes = (stored: Stored, filters: ItemFilters) => passesFilters(itemOf(stored), filters, lookup)
 
-  const diff = (bundle: string, incoming: ReadonlyArray<IndexDocument>) => {
+  const diff = (bundle: string, incoming: ReadonlyArray<IndexDocument>, kept: ReadonlyArray<string> = []) => {
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
     const writes: Array<Stored> = []
     const seen = new Set<string>()
+    for (const ref of kept) {
+      if (seen.has(ref) || docs.get(ref)?.doc.bundle !== bundle) continue
+      seen.add(ref)
+      summary.unchanged++
+    }
     for (const doc of incoming) {
       if (seen.has(doc.ref)) continue
       seen.add(doc.ref)
@@ -126,6 +134,7 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
   const remove = (ref: string) => {
     if (index.has(ref)) index.discard(ref)
     docs.delete(ref)
+    inputsByRef.delete(ref)
   }
   const put = (stored: Stored) => {
     remove(stored.doc.ref)
@@ -133,12 +142,19 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
     index.add({ ref: stored.doc.ref, ...stored.fields })
   }
 
-  const persist = (bundle: string, incoming: ReadonlyArray<IndexDocument>, manifest: ManifestInput | undefined): PersistSummary => {
+  const persist = (
+    bundle: string,
+    incoming: ReadonlyArray<IndexDocument>,
+    manifest: ManifestInput | undefined,
+    inputs: ReadonlyMap<string, string> = new Map(),
+    kept: ReadonlyArray<string> = []
+  ): PersistSummary => {
     const foreign = incoming.find((doc) => doc.bundle !== bundle)
     if (foreign !== undefined) throw new Error(`persist(${bundle}) got ${foreign.ref} of another bundle`)
-    const plan = diff(bundle, incoming)
+    const plan = diff(bundle, incoming, kept)
     for (const ref of plan.vanished) remove(ref)
     for (const stored of plan.writes) put(stored)
+    for (const [ref, json] of inputs) if (docs.has(ref)) inputsByRef.set(ref, json)
     staleReasons.delete(bundle)
     known.add(bundle)
     if (manifest !== undefined) manifests.set(bundle, { bundle, ...manifest })
@@ -153,16 +169,20 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
   ): Effect.Effect<PersistStreamed<A>, E, R> =>
     Effect.gen(function* () {
       const pending: Array<IndexDocument> = []
+      const pendingInputs = new Map<string, string>()
+      const kept: Array<string> = []
       const end = yield* produce({
-        write: (batch) =>
+        write: (batch, inputs) =>
           Effect.sync(() => {
             const foreign = batch.find((doc) => doc.bundle !== bundle)
             if (foreign !== undefined) throw new Error(`persist(${bundle}) got ${foreign.ref} of another bundle`)
             pending.push(...batch)
-          })
+            inputs?.forEach((given, i) => pendingInputs.set(batch[i]!.ref, JSON.stringify(given)))
+          }),
+        keep: (refs) => Effect.sync(() => void kept.push(...refs))
       })
       if (end._tag === "Discard") return { summary: undefined, value: end.value }
-      const summary = options?.dryRun === true ? diff(bundle, pending).summary : persist(bundle, pending, end.manifest)
+      const summary = options?.dryRun === true ? diff(bundle, pending, kept).summary : persist(bundle, pending, end.manifest, pendingInputs, kept)
       return { summary, value: end.value }
     })
 
@@ -226,6 +246,12 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
         const manifest = manifests.get(bundle)
         const reason = staleReasons.get(bundle)
         return manifest === undefined ? undefined : reason === undefined ? manifest : { ...manifest, staleReason: reason }
+      }),
+    itemInputs: (bundle) =>
+      Effect.sync(() => {
+        const found = new Map<string, ItemInputs>()
+        for (const [ref, json] of inputsByRef) if (docs.get(ref)?.doc.bundle === bundle) found.set(ref, JSON.parse(json) as ItemInputs)
+        return found
       }),
     markStale: (bundle, reason) =>
       Effect.sync(() => {
@@ -301,6 +327,7 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
     renameBundle: (from, to) =>
       Effect.sync(() => {
         const moved = [...docs.values()].filter((s) => s.doc.bundle === from)
+        // Stored inputs name the old refs: the next scan projects these items again (as the SQLite layer does).
         for (const stored of moved) {
           remove(stored.doc.ref)
           const doc = { ...stored.doc, bundle: to, ref: `${to}//${stored.doc.conceptId}` }

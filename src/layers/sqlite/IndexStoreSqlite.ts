@@ -4,6 +4,7 @@ import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
 import { IndexDocument } from "../../domain/IndexDocument.js"
+import type { ItemInputs } from "../../domain/ItemProjection.js"
 import {
   IndexStore,
   type BundleManifest,
@@ -38,8 +39,9 @@ const renameRows = (sql: SqlClient.SqlClient, from: string, to: string) =>
       const doc = decodeDoc(row.doc)
       const json = JSON.stringify({ ...doc, bundle: to, ref: `${to}//${doc.conceptId}` })
       const digest = createHash("sha1").update(json).digest("base64")
-      yield* sql`UPDATE documents SET bundle = ${to}, ref = ${`${to}//${doc.conceptId}`}, digest = ${digest} WHERE id = ${row.id}`
-      yield* sql`UPDATE document_json SET doc = ${json} WHERE id = ${row.id}`
+      yield* sql`UPDATE documents SET bundle = ${to}, ref = ${`${to}//${doc.conceptId}`}, digest = ${digest}, inputs_digest = NULL WHERE id = ${row.id}`
+      // Stored inputs name the old refs (findings, lint projections): the next scan projects these items again.
+      yield* sql`UPDATE document_json SET doc = ${json}, inputs = NULL WHERE id = ${row.id}`
     }
     const prefix = `${from}//`
     const rekey = (table: string, column: string) =>
@@ -79,7 +81,7 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
       const body = (sql: SqlClient.SqlClient) =>
         Effect.gen(function* () {
           const session = yield* Effect.mapError(persistSession(sql, bundle, dryRun), fail)
-          const end = yield* produce({ write: (docs) => Effect.mapError(session.write(docs), fail) })
+          const end = yield* produce({ write: (docs, inputs) => Effect.mapError(session.write(docs, inputs), fail), keep: session.keep })
           if (end._tag === "Discard") return yield* Effect.fail(new Discarded(end.value))
           const summary = yield* Effect.mapError(session.finish, fail)
           if (!dryRun) yield* Effect.mapError(writeManifest(sql, bundle, end.manifest), fail)
@@ -123,6 +125,13 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
               ...(row.staleReason === null ? {} : { staleReason: row.staleReason })
             } satisfies BundleManifest
           })
+        ),
+      itemInputs: (bundle) =>
+        read((sql) =>
+          Effect.map(
+            sql<{ ref: string; inputs: string }>`SELECT d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id WHERE d.bundle = ${bundle} AND j.inputs IS NOT NULL`,
+            (rows) => new Map(rows.map((row) => [row.ref, JSON.parse(row.inputs) as ItemInputs] as const))
+          )
         ),
       markStale: (bundle, reason) =>
         write((sql) => Effect.zipRight(countItems(sql, bundle), sql`UPDATE bundles SET stale_reason = ${reason} WHERE name = ${bundle}`)),

@@ -214,5 +214,11 @@ export const indexMigrations: Migrations = {
     // Copied from state.db (spec 04 §6), keyed by ref so a rebuilt index gets them back.
     "CREATE TABLE ranking_features (ref TEXT PRIMARY KEY, utility REAL NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID",
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID"
+  ),
+  // What an incremental scan needs to keep an item without reading it (R-IDX-2): the plan, the files its
+  // projection read, its findings and lint projection (JSON), and their digest to tell a changed set.
+  "0002_item_inputs": exec(
+    "ALTER TABLE document_json ADD COLUMN inputs TEXT",
+    "ALTER TABLE documents ADD COLUMN inputs_digest TEXT"
   )
 }

@@ -1,7 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option } from "effect"
+import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
+import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import type { ManifestInput } from "../../../services/IndexStore.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
 
@@ -9,12 +11,13 @@ interface ExistingRow {
   readonly id: number
   readonly ref: string
   readonly digest: string
+  readonly inputsDigest: string | null
 }
 
 /** Documents are compared and written this many at a time, so memory stays bounded however large the bundle. */
 const CHUNK = 64
 
-type Write = { readonly doc: IndexDocument; readonly columns: DocumentColumns; readonly json: string }
+type Write = { readonly doc: IndexDocument; readonly columns: DocumentColumns; readonly json: string; readonly inputs: string | null; readonly inputsDigest: string | null }
 
 const inBatches = <E>(ids: ReadonlyArray<number>, run: (batch: ReadonlyArray<number>) => Effect.Effect<unknown, E>) =>
   Effect.forEach(batches(ids.map((id) => ({ id })), 1), (batch) => run(batch.map((row) => row.id)), { discard: true })
@@ -38,7 +41,10 @@ const DOCUMENT_COLUMNS = [
   "superseded_by", "status", "stale_after", "pinned", "scope", "path", "hash", "bytes", "digest"
 ] as const satisfies ReadonlyArray<keyof DocumentColumns>
 
-const UPSERT_SET = DOCUMENT_COLUMNS.filter((column) => column !== "ref").map((column) => `${column} = excluded.${column}`).join(", ")
+/** Every column a write sets: the document's, then the digest of its stored inputs. */
+const ROW_COLUMNS = [...DOCUMENT_COLUMNS, "inputs_digest"] as const
+
+const UPSERT_SET = ROW_COLUMNS.filter((column) => column !== "ref").map((column) => `${column} = excluded.${column}`).join(", ")
 
 type Value = string | number | null
 
@@ -102,7 +108,7 @@ const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, numbe
   for (const write of writes) {
     const doc = write.doc
     const id = ids.get(doc.ref)!
-    json.push([id, write.json])
+    json.push([id, write.json, write.inputs])
     const rows = fullTextRows(id, doc)
     words.push([rows.words.rowid, rows.words.name, rows.words.description, rows.words.tags, rows.words.hints, rows.words.content])
     trigram.push([rows.trigram.rowid, rows.trigram.name, rows.trigram.description, rows.trigram.tags, rows.trigram.content])
@@ -152,8 +158,8 @@ const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>, 
     insertRows<{ id: number; ref: string }>(
       sql,
       "documents",
-      DOCUMENT_COLUMNS,
-      writes.map((w) => DOCUMENT_COLUMNS.map((column) => w.columns[column])),
+      ROW_COLUMNS,
+      writes.map((w) => [...DOCUMENT_COLUMNS.map((column) => w.columns[column]), w.inputsDigest]),
       `ON CONFLICT (ref) DO UPDATE SET ${UPSERT_SET} RETURNING id, ref`
     ),
     (inserted) => {
@@ -161,7 +167,7 @@ const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>, 
       for (const row of rows.words) pending.words.push(row)
       for (const row of rows.trigram) pending.trigram.push(row)
       return Effect.all([
-        insertRows(sql, "document_json", ["id", "doc"], rows.json, "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc"),
+        insertRows(sql, "document_json", ["id", "doc", "inputs"], rows.json, "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, inputs = excluded.inputs"),
         insertRows(sql, "links", ["document_id", "target"], rows.links),
         insertRows(sql, "outline", ["document_id", "position", "depth", "text", "slug"], rows.outline),
         flushFullText(sql, pending, false)
@@ -179,47 +185,69 @@ const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>, 
  * runs it in one BEGIN IMMEDIATE transaction.
  */
 export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun: boolean) =>
-  Effect.map(sql<ExistingRow>`SELECT id, ref, digest FROM documents WHERE bundle = ${bundle}`, (existing) => {
+  Effect.map(sql<ExistingRow>`SELECT id, ref, digest, inputs_digest AS inputsDigest FROM documents WHERE bundle = ${bundle}`, (existing) => {
     const byRef = new Map(existing.map((row) => [row.ref, row]))
     const seen = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
     const pending: PendingFullText = { words: [], trigram: [] }
     /** Compares one chunk with the rows and writes what changed (JSON and digests are made here, just before their write). */
-    const writeChunk = (docs: ReadonlyArray<IndexDocument>) =>
+    const writeChunk = (docs: ReadonlyArray<IndexDocument>, inputs: ReadonlyArray<ItemInputs> | undefined) =>
       Effect.suspend(() => {
         const writes: Array<Write> = []
         const rewritten: Array<number> = []
-        for (const doc of docs) {
-          if (seen.has(doc.ref)) continue
+        // Unchanged documents whose stored inputs differ (or are missing): only the inputs are written.
+        const reinput: Array<readonly [number, string, string]> = []
+        docs.forEach((doc, i) => {
+          if (seen.has(doc.ref)) return
           seen.add(doc.ref)
           const { columns, json } = documentColumns(doc)
+          const given = inputs?.[i]
+          const inputsJson = given === undefined ? null : JSON.stringify(given)
+          const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
           const before = byRef.get(doc.ref)
           if (before === undefined) summary.added++
           else if (before.digest === columns.digest) {
             summary.unchanged++
-            continue
+            if (inputsJson !== null && inputsDigest !== null && before.inputsDigest !== inputsDigest) reinput.push([before.id, inputsJson, inputsDigest])
+            return
           } else {
             summary.updated++
             rewritten.push(before.id)
           }
-          writes.push({ doc, columns, json })
-        }
-        return dryRun ? Effect.void : Effect.zipRight(deleteSearchRows(sql, rewritten), writeDocuments(sql, writes, pending))
+          writes.push({ doc, columns, json, inputs: inputsJson, inputsDigest })
+        })
+        if (dryRun) return Effect.void
+        return Effect.all([
+          deleteSearchRows(sql, rewritten),
+          writeDocuments(sql, writes, pending),
+          Effect.forEach(reinput, ([id, json, digest]) =>
+            Effect.zipRight(execute(sql, "UPDATE document_json SET inputs = ? WHERE id = ?", [json, id]), execute(sql, "UPDATE documents SET inputs_digest = ? WHERE id = ?", [digest, id])), { discard: true })
+        ], { discard: true })
       })
-    const write = (docs: ReadonlyArray<IndexDocument>) =>
+    const write = (docs: ReadonlyArray<IndexDocument>, inputs?: ReadonlyArray<ItemInputs>) =>
       Effect.suspend(() => {
         const foreign = docs.find((doc) => doc.bundle !== bundle)
         if (foreign !== undefined) return Effect.dieMessage(`persist(${bundle}) got ${foreign.ref} of another bundle`)
-        const chunks: Array<ReadonlyArray<IndexDocument>> = []
-        for (let start = 0; start < docs.length; start += CHUNK) chunks.push(docs.slice(start, start + CHUNK))
-        return Effect.forEach(chunks, writeChunk, { discard: true })
+        if (inputs !== undefined && inputs.length !== docs.length) return Effect.dieMessage(`persist(${bundle}) got ${inputs.length} inputs for ${docs.length} documents`)
+        const chunks: Array<readonly [ReadonlyArray<IndexDocument>, ReadonlyArray<ItemInputs> | undefined]> = []
+        for (let start = 0; start < docs.length; start += CHUNK) chunks.push([docs.slice(start, start + CHUNK), inputs?.slice(start, start + CHUNK)])
+        return Effect.forEach(chunks, ([chunk, chunkInputs]) => writeChunk(chunk, chunkInputs), { discard: true })
+      })
+    /** Rows the scan kept unread: seen, unchanged, never deleted. */
+    const keep = (refs: ReadonlyArray<string>) =>
+      Effect.sync(() => {
+        for (const ref of refs) {
+          if (seen.has(ref) || !byRef.has(ref)) continue
+          seen.add(ref)
+          summary.unchanged++
+        }
       })
     const finish = Effect.suspend(() => {
       const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
       summary.removed = vanished.length
       return Effect.as(dryRun ? Effect.void : Effect.zipRight(flushFullText(sql, pending, true), deleteDocuments(sql, vanished)), { ...summary } satisfies PersistSummary)
     })
-    return { write, finish }
+    return { write, keep, finish }
   })
 
 /** persistSession over documents given all at once. */

@@ -8,7 +8,7 @@ const SEPARATOR = "\n"
 const joinList = (values: ReadonlyArray<string> | undefined): string => (values ?? []).join(SEPARATOR)
 const splitList = (text: string): ReadonlyArray<string> => (text === "" ? [] : text.split(SEPARATOR))
 
-/** A document as the columns of `documents` (without the row id) and its JSON for `document_json`. */
+/** A document as the columns of `documents` (without the row id and its inputs) and its JSON for `document_json`. */
 export const documentColumns = (doc: IndexDocument) => {
   const json = JSON.stringify(doc)
   const columns = {

@@ -1,0 +1,99 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect } from "effect"
+import type { BundleAdapter } from "../../src/domain/Adapter.js"
+import { okfAdapter } from "../../src/layers/adapters/okf/index.js"
+import { IndexStoreSqlite } from "../../src/layers/sqlite/IndexStoreSqlite.js"
+import { AkmTest } from "../../src/layers/test/AkmTest.js"
+import { bundleAdd } from "../../src/programs/bundle/add.js"
+import { indexBundles } from "../../src/programs/indexBundles.js"
+import { search } from "../../src/programs/search.js"
+import { caller, folder } from "./writeFixtures.js"
+
+// R-IDX-2: an incremental index reads only what changed. Items whose inputs (the files their projection read or
+// probed) are all unchanged keep their rows unread, and the result is what a full rescan gives.
+
+const NOTES = 30
+const name = (i: number) => `notes/n${String(i).padStart(2, "0")}.md`
+const note = (i: number, word = `topic${i}`) =>
+  `---\ntype: guide\ntitle: Note ${i}\ndescription: About ${word}\n---\n# Note ${i}\n\nMentions ${word}. Next: [n](n${String((i + 1) % NOTES).padStart(2, "0")}.md).\n`
+const notes = (): Record<string, string> => {
+  const files: Record<string, string> = { "index.md": "# Notes\n" }
+  for (let i = 0; i < NOTES; i++) files[name(i)] = note(i)
+  files["notes/broken.md"] = "# Broken\n\nSee [gone](nowhere.md).\n"
+  return files
+}
+
+/** Counts the adapter's projections in this thread (in place: it stays the built-in adapter). */
+const projections = { count: 0 }
+const counting = Effect.acquireRelease(
+  Effect.sync(() => {
+    const project = okfAdapter.project
+    ;(okfAdapter as { project: BundleAdapter["project"] }).project = (plan, ctx) => {
+      projections.count++
+      return project(plan, ctx)
+    }
+    return project
+  }),
+  (project) => Effect.sync(() => void ((okfAdapter as { project: BundleAdapter["project"] }).project = project))
+)
+
+/** Sets a file's text with an mtime the manifest has not seen (a same-second rewrite would keep it otherwise). */
+const rewrite = (file: string, text: string) => {
+  fs.writeFileSync(file, text)
+  const later = new Date(fs.statSync(file).mtimeMs + 5_000)
+  fs.utimesSync(file, later, later)
+}
+
+/** Runs an incremental index, then a full rescan that must find nothing to change: the increment was exact. */
+const indexThenVerify = Effect.gen(function* () {
+  projections.count = 0
+  const incremental = yield* indexBundles({})
+  const projected = projections.count
+  const full = yield* indexBundles({ full: true })
+  const report = incremental.bundles[0]!
+  const check = full.bundles[0]!
+  expect(check).toMatchObject({ added: 0, updated: 0, removed: 0, unchanged: report.added + report.updated + report.unchanged })
+  expect(check.diagnostics).toEqual(report.diagnostics)
+  return { report, projected }
+})
+
+const scenario = Effect.gen(function* () {
+  yield* counting
+  const dir = folder(notes())
+  projections.count = 0
+  yield* bundleAdd({ source: dir, name: "kb", ...caller })
+  expect(projections.count).toBe(NOTES + 1)
+
+  // Nothing changed: nothing is read.
+  projections.count = 0
+  expect((yield* indexBundles({})).bundles[0]!.status).toBe("unchanged")
+  expect(projections.count).toBe(0)
+
+  // One note edited: it is projected again, and the note that links to it (it probed that file); no other.
+  rewrite(path.join(dir, name(7)), note(7, "capybara"))
+  const edited = yield* indexThenVerify
+  expect(edited.report).toMatchObject({ status: "indexed", updated: 1, added: 0, removed: 0, unchanged: NOTES })
+  expect(edited.projected).toBeLessThanOrEqual(2)
+  expect((yield* search({ query: "capybara", track: false })).hits.map((h) => h.ref)).toEqual([`kb//${name(7).slice(0, -3)}`])
+
+  // A note added and one removed: items that looked at the file list are projected again; the rest stay unread.
+  fs.writeFileSync(path.join(dir, "notes/extra.md"), "---\ntype: guide\ndescription: An extra note\n---\n# Extra\n\nMentions wombat.\n")
+  fs.rmSync(path.join(dir, name(3)))
+  const moved = yield* indexThenVerify
+  expect(moved.report).toMatchObject({ status: "indexed", added: 1, removed: 1 })
+  expect((yield* search({ query: "wombat", track: false })).hits.map((h) => h.ref)).toEqual(["kb//notes/extra"])
+  expect((yield* search({ query: "topic3", track: false })).hits).toEqual([])
+
+  // The broken link's finding survives an increment that did not read its file.
+  rewrite(path.join(dir, name(12)), note(12, "quokka"))
+  const again = yield* indexThenVerify
+  expect(again.report.diagnostics.warning).toBeGreaterThan(0)
+  expect(again.projected).toBeLessThanOrEqual(2)
+})
+
+describe("incremental index (R-IDX-2)", () => {
+  it.scoped("reads only changed items, and equals a full rescan (in-memory index)", () => scenario.pipe(Effect.provide(AkmTest)))
+  it.scoped("reads only changed items, and equals a full rescan (index.db)", () => scenario.pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)))
+})
