@@ -42,17 +42,17 @@ export const groupWeights = (documentFrequency: ReadonlyArray<number>, documentC
   documentFrequency.map((df) => idf(df, Math.max(documentCount, df)))
 
 /**
- * Stems of short fields (names, tags, aliases) by text: the same items come
- * back search after search, and tokenising them again is most of a search's
- * own work. Bounded; cleared when full.
+ * Stems of a field's text (names, tags, aliases, descriptions, hints): the
+ * same items come back search after search, and tokenising them again is most
+ * of a search's own work. Bounded; cleared when full.
  */
-const shortTerms = new Map<string, ReadonlyArray<string>>()
+const fieldTerms = new Map<string, ReadonlyArray<string>>()
 const termsOf = (text: string): ReadonlyArray<string> => {
-  const known = shortTerms.get(text)
+  const known = fieldTerms.get(text)
   if (known !== undefined) return known
-  if (shortTerms.size >= 20_000) shortTerms.clear()
+  if (fieldTerms.size >= 20_000) fieldTerms.clear()
   const found = terms(text)
-  shortTerms.set(text, found)
+  fieldTerms.set(text, found)
   return found
 }
 
@@ -78,38 +78,71 @@ const isStale = (item: MatchableItem, nowMs: number): boolean => {
 
 const share = (flags: ReadonlyArray<boolean>): number => (flags.length === 0 ? 0 : flags.filter(Boolean).length / flags.length)
 
-/** The ranking features of one candidate. */
+/** Share of the query's groups for which `test` holds (as `share` of the flags, without building them). */
+const shareOf = <A>(groups: ReadonlyArray<A>, test: (group: A) => boolean): number => {
+  if (groups.length === 0) return 0
+  let hits = 0
+  for (const group of groups) if (test(group)) hits++
+  return hits / groups.length
+}
+
+/** A label equals a group: its stems, or one of its other spellings alone. */
+const labelIs = (label: ReadonlyArray<string>, group: QueryGroup): boolean => {
+  if (sameSequence(label, group.stems)) return true
+  if (label.length !== 1) return false
+  for (const a of group.alternatives) if (label[0] === a.stem) return true
+  return false
+}
+
+/**
+ * The ranking features of one candidate. Runs for every candidate of every
+ * search: loops rather than intermediate arrays, same arithmetic in the same order.
+ */
 export const measure = (query: RankedQuery, item: MatchableItem, lexical: number, matched: ReadonlyArray<boolean>, context: MatchContext): RankingFeatures => {
-  const total = context.weights.reduce((a, b) => a + b, 0)
-  const covered = context.weights.reduce((sum, w, i) => sum + (matched[i] === true ? w : 0), 0)
-  const relevance = context.bestLexical > 0 ? lexical / context.bestLexical : 0
-  const base = {
-    relevance,
-    // With one word every candidate covers the query: coverage tells nothing, and the score follows relevance alone.
-    coverage: context.weights.length <= 1 ? relevance : total > 0 ? covered / total : share(matched),
-    type: item.type,
-    quality: item.quality,
-    utility: item.utility === undefined ? undefined : { value: item.utility.value, ageMs: Math.max(0, context.nowMs - (Date.parse(item.utility.at) || context.nowMs)) },
-    belief: beliefOf(item),
-    stale: isStale(item, context.nowMs)
+  const weights = context.weights
+  let total = 0
+  let covered = 0
+  for (let i = 0; i < weights.length; i++) {
+    total += weights[i]!
+    covered += matched[i] === true ? weights[i]! : 0
   }
-  const labels = [...item.tags, ...item.aliases]
+  const relevance = context.bestLexical > 0 ? lexical / context.bestLexical : 0
+  // With one word every candidate covers the query: coverage tells nothing, and the score follows relevance alone.
+  const coverage = weights.length <= 1 ? relevance : total > 0 ? covered / total : share(matched)
+  const utility = item.utility === undefined ? undefined : { value: item.utility.value, ageMs: Math.max(0, context.nowMs - (Date.parse(item.utility.at) || context.nowMs)) }
+  const belief = beliefOf(item)
+  const stale = isStale(item, context.nowMs)
   if (query._tag === "Words") {
     const name = termsOf(item.name)
-    const labelStems = labels.map(termsOf)
+    const labelStems: Array<ReadonlyArray<string>> = []
+    for (const tag of item.tags) labelStems.push(termsOf(tag))
+    for (const alias of item.aliases) labelStems.push(termsOf(alias))
     const whole = query.allStems
     return {
-      ...base,
+      relevance,
+      coverage,
+      type: item.type,
+      quality: item.quality,
+      utility,
+      belief,
+      stale,
       exactName: whole.length > 0 && sameSequence(name, whole),
       exactAlias: whole.length > 0 && labelStems.some((l) => sameSequence(l, whole)),
-      nameCoverage: share(query.groups.map((g) => groupIn(g, name))),
-      tagMatch: share(query.groups.map((g) => labelStems.some((l) => sameSequence(l, g.stems) || g.alternatives.some((a) => sameSequence(l, [a.stem])))))
+      nameCoverage: shareOf(query.groups, (g) => groupIn(g, name)),
+      tagMatch: shareOf(query.groups, (g) => labelStems.some((l) => labelIs(l, g)))
     }
   }
+  const labels = [...item.tags, ...item.aliases]
   const name = text(item.name)
   const folded = query.segments.map(text)
   return {
-    ...base,
+    relevance,
+    coverage,
+    type: item.type,
+    quality: item.quality,
+    utility,
+    belief,
+    stale,
     exactName: folded.length === 1 && name === folded[0],
     exactAlias: folded.length === 1 && labels.some((l) => text(l) === folded[0]),
     nameCoverage: share(folded.map((s) => name.includes(s))),
@@ -117,36 +150,41 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
   }
 }
 
+/** The short fields a hit's `why` names, in weight order. */
+const FIELDS = ["name", "description", "tags", "hints"] as const
+
 /**
  * The fields that matched, in weight order, for a hit's `why`: a group found
  * by the index but in none of the short fields was found in the body
  * (`content`).
  */
 export const matchedFields = (query: RankedQuery, item: MatchableItem, matched: ReadonlyArray<boolean>): ReadonlyArray<string> => {
-  const fields: ReadonlyArray<readonly [string, string]> = [
-    ["name", item.name],
-    ["description", item.description ?? ""],
-    ["tags", [...item.tags, ...item.aliases].join(" ")],
-    ["hints", item.hints.join(" ")]
-  ]
-  const found = new Set<string>()
+  const values = [item.name, item.description ?? "", [...item.tags, ...item.aliases].join(" "), item.hints.join(" ")]
+  const found = FIELDS.map(() => false)
   let inBody = false
+  /** One matched group or segment: the fields it occurs in, or the body when none. */
+  const note = (occursIn: (field: number) => boolean) => {
+    let anywhere = false
+    for (let f = 0; f < FIELDS.length; f++) {
+      if (occursIn(f)) {
+        found[f] = true
+        anywhere = true
+      }
+    }
+    if (!anywhere) inBody = true
+  }
   if (query._tag === "Words") {
-    const stems = fields.map(([field, value]) => [field, terms(value)] as const)
+    const stems = values.map(termsOf)
     query.groups.forEach((group, i) => {
-      if (matched[i] !== true) return
-      const where = stems.filter(([, s]) => groupIn(group, s)).map(([field]) => field)
-      where.forEach((f) => found.add(f))
-      if (where.length === 0) inBody = true
+      if (matched[i] === true) note((f) => groupIn(group, stems[f]!))
     })
   } else {
-    const folded = fields.map(([field, value]) => [field, text(value)] as const)
+    const folded = values.map(text)
     query.segments.map(text).forEach((segment, i) => {
-      if (matched[i] !== true) return
-      const where = folded.filter(([, value]) => value.includes(segment)).map(([field]) => field)
-      where.forEach((f) => found.add(f))
-      if (where.length === 0) inBody = true
+      if (matched[i] === true) note((f) => folded[f]!.includes(segment))
     })
   }
-  return [...fields.map(([field]) => field).filter((f) => found.has(f)), ...(inBody ? ["content"] : [])]
+  const fields: Array<string> = FIELDS.filter((_, f) => found[f])
+  if (inBody) fields.push("content")
+  return fields
 }

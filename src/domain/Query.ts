@@ -218,14 +218,18 @@ const ABBREVIATIONS: ReadonlyArray<readonly [string, string]> = [
 ]
 const COUNTERPART = new Map(ABBREVIATIONS.flatMap(([short, long]) => [[short, long], [long, short]] as const))
 
-/** The other spelling of a word, compared by stem ("repositories" → "repo"). */
-const counterpartOf = (token: string): string | undefined => {
-  const direct = COUNTERPART.get(token)
-  if (direct !== undefined) return direct
-  const s = stem(token)
-  for (const [word, other] of COUNTERPART) if (stem(word) === s) return other
-  return undefined
+/** Every spelling's stem → its counterpart; the first pair with a stem wins, as a scan of COUNTERPART in order would find it. */
+let counterpartByStem: ReadonlyMap<string, string> | undefined
+const byStem = (): ReadonlyMap<string, string> => {
+  if (counterpartByStem !== undefined) return counterpartByStem
+  const map = new Map<string, string>()
+  for (const [word, other] of COUNTERPART) if (!map.has(stem(word))) map.set(stem(word), other)
+  counterpartByStem = map
+  return map
 }
+
+/** The other spelling of a word, compared by stem ("repositories" → "repo"). */
+const counterpartOf = (token: string): string | undefined => COUNTERPART.get(token) ?? byStem().get(stem(token))
 
 // --- parsing ------------------------------------------------------------------------------
 

@@ -39,9 +39,8 @@ const hitOf = (item: IndexedItem, score: number, why: ReadonlyArray<string>): Se
  * Lexical candidates with the fallbacks of spec 04 §3 step 3: zero hits →
  * prefix terms (`tok*`) → substrings of the words through the trigram table.
  */
-const lexicalCandidates = (query: RankedQuery, filters: ItemFilters, pool: number) =>
+const lexicalCandidates = (store: IndexStore["Type"], query: RankedQuery, filters: ItemFilters, pool: number) =>
   Effect.gen(function* () {
-    const store = yield* IndexStore
     const attempt = (match: CandidateMatch, ranked: RankedQuery) => Effect.map(store.candidates({ match, filters, limit: pool }), (set) => ({ set, ranked }))
     if (query._tag === "Substring") return yield* attempt(query, query)
     const exact = yield* attempt({ _tag: "Words", groups: query.groups, prefix: false }, query)
@@ -72,14 +71,12 @@ type Ranked = ReturnType<typeof rankCandidates>[number]
  * lexical candidates and the union is ordered by reciprocal-rank fusion.
  * Without a layer for it, the lexical order stands.
  */
-const withSemantic = (text: string, ranked: ReadonlyArray<Ranked>, filters: ItemFilters, pool: number) =>
+const withSemantic = (store: IndexStore["Type"], embeddings: Embeddings["Type"], text: string, ranked: ReadonlyArray<Ranked>, filters: ItemFilters, pool: number) =>
   Effect.gen(function* () {
-    const embeddings = yield* Effect.serviceOption(Embeddings)
-    if (Option.isNone(embeddings)) return ranked
-    const near = yield* embeddings.value.nearest(text, pool)
+    const near = yield* embeddings.nearest(text, pool)
     if (near.length === 0) return ranked
     const known = new Map(ranked.map((r) => [r.ref, r]))
-    for (const item of yield* (yield* IndexStore).items(near.map((m) => m.ref).filter((ref) => !known.has(ref)), filters)) {
+    for (const item of yield* store.items(near.map((m) => m.ref).filter((ref) => !known.has(ref)), filters)) {
       const similarity = Math.max(0, Math.min(1, near.find((m) => m.ref === item.ref)?.similarity ?? 0))
       known.set(item.ref, { item, matched: [], raw: similarity, score: similarity, signals: ["semantic"], ref: item.ref })
     }
@@ -104,6 +101,8 @@ const limitFor = (input: SearchInput) =>
  */
 export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen(function* () {
   const store = yield* IndexStore
+  // Read before the match, not after: a small read right after the full-text statements costs several times more.
+  const bundles = yield* store.bundles
   const limit = yield* limitFor(input)
   const filters: ItemFilters = {
     bundles: input.bundles,
@@ -124,14 +123,15 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     total = listed.total
   } else {
     const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
-    const { set, ranked } = yield* lexicalCandidates(parsed, filters, pool)
+    const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)
     const ordered = rankCandidates(ranked, set.candidates, groupWeights(set.documentFrequency, set.documentCount), nowMs)
-    const fused = yield* withSemantic(input.query, ordered, filters, pool)
+    const embeddings = yield* Effect.serviceOption(Embeddings)
+    const fused = Option.isNone(embeddings) ? ordered : yield* withSemantic(store, embeddings.value, input.query, ordered, filters, pool)
     hits = fused.slice(0, limit).map((r) => hitOf(r.item, r.score, [...matchedFields(ranked, r.item, r.matched), ...r.signals]))
     total = Math.max(set.total, fused.length)
   }
 
-  const stale = (yield* store.bundles).filter((s) => s.staleReason !== undefined && (input.bundles === undefined || input.bundles.includes(s.bundle))).map((s) => s.bundle)
+  const stale = bundles.filter((s) => s.staleReason !== undefined && (input.bundles === undefined || input.bundles.includes(s.bundle))).map((s) => s.bundle)
 
   if (input.track !== false) yield* (yield* UsageLog).recordSearch(input.query, hits.map((h) => h.ref), input.source ?? "user")
   const elapsed = Number((yield* Clock.currentTimeNanos) - started) / 1e6

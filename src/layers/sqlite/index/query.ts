@@ -60,16 +60,34 @@ interface MatchPlan {
   readonly hits: SqlText
   /** The same match without ranking: every matching row id. */
   readonly ids: SqlText
-  readonly member: ReadonlyArray<SqlText>
+  /** The number of groups or segments. */
+  readonly size: number
+  /**
+   * Per group or segment: whether the documents row `d` contains it. With
+   * `within`, only matches among those row ids are gathered: the same answer
+   * for rows in that range, and much less to gather when the range is narrow.
+   */
+  readonly member: (within?: RowRange) => ReadonlyArray<SqlText>
   readonly frequency: ReadonlyArray<{ readonly terms: ReadonlyArray<string>; readonly phrase: boolean } | SqlText>
 }
+
+/** Row ids from `low` to `high`, both included. */
+interface RowRange {
+  readonly low: number
+  readonly high: number
+}
+
+/** ` AND <rowid> BETWEEN low AND high`, or nothing. */
+const inRange = (rowid: string, within: RowRange | undefined): SqlText =>
+  within === undefined ? literal("") : sql` AND ${literal(rowid)} BETWEEN ${within.low} AND ${within.high}`
 
 const wordsPlan = (groups: ReadonlyArray<QueryGroup>, prefix: boolean): MatchPlan => {
   const expressions = groups.map((g) => groupExpression(g, prefix))
   return {
     hits: sql`SELECT rowid AS id, bm25(documents_fts, ${literal(WORD_WEIGHTS)}) AS rank FROM documents_fts WHERE documents_fts MATCH ${orExpression(expressions)}`,
     ids: sql`SELECT rowid AS id FROM documents_fts WHERE documents_fts MATCH ${orExpression(expressions)}`,
-    member: expressions.map((e) => sql`d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${e})`),
+    size: groups.length,
+    member: (within) => expressions.map((e) => sql`d.id IN (SELECT rowid FROM documents_fts WHERE documents_fts MATCH ${e}${inRange("documents_fts.rowid", within)})`),
     // Prefix terms have no single vocabulary entry: count them.
     frequency: groups.map((g, i) =>
       prefix ? sql`(SELECT count(*) FROM documents_fts WHERE documents_fts MATCH ${expressions[i]!})` : { terms: [...g.stems, ...g.alternatives.map((a) => a.stem)], phrase: g.phrase }
@@ -82,7 +100,9 @@ const trigramPlan = (segments: ReadonlyArray<string>): MatchPlan => {
   return {
     hits: sql`SELECT rowid AS id, bm25(documents_trigram, ${literal(TRIGRAM_WEIGHTS)}) AS rank FROM documents_trigram WHERE documents_trigram MATCH ${orExpression(expressions)}`,
     ids: sql`SELECT rowid AS id FROM documents_trigram WHERE documents_trigram MATCH ${orExpression(expressions)}`,
-    member: expressions.map((e) => sql`d.id IN (SELECT rowid FROM documents_trigram WHERE documents_trigram MATCH ${e})`),
+    size: segments.length,
+    member: (within) =>
+      expressions.map((e) => sql`d.id IN (SELECT rowid FROM documents_trigram WHERE documents_trigram MATCH ${e}${inRange("documents_trigram.rowid", within)})`),
     frequency: expressions.map((e) => sql`(SELECT count(*) FROM documents_trigram WHERE documents_trigram MATCH ${e})`)
   }
 }
@@ -95,7 +115,8 @@ const likePlan = (segments: ReadonlyArray<string>): MatchPlan => {
   return {
     hits: sql`SELECT rowid AS id, -(${join(" + ", weight)}) AS rank FROM documents_trigram WHERE ${or(patterns.map((p) => contains("", p)))}`,
     ids: sql`SELECT rowid AS id FROM documents_trigram WHERE ${or(patterns.map((p) => contains("", p)))}`,
-    member: patterns.map((p) => sql`d.id IN (SELECT rowid FROM documents_trigram x WHERE ${contains("x.", p)})`),
+    size: segments.length,
+    member: (within) => patterns.map((p) => sql`d.id IN (SELECT rowid FROM documents_trigram x WHERE ${contains("x.", p)}${inRange("x.rowid", within)})`),
     frequency: patterns.map((p) => sql`(SELECT count(*) FROM documents_trigram x WHERE ${contains("x.", p)})`)
   }
 }
@@ -109,36 +130,51 @@ const planFor = (query: CandidateQuery): MatchPlan | undefined => {
 
 const isCounted = (f: MatchPlan["frequency"][number]): f is SqlText => !("terms" in f)
 
-/** Document frequency per group and the number of documents, in one statement. */
-const frequencies = (db: SearchSql, plan: MatchPlan) =>
-  Effect.gen(function* () {
-    const words = [...new Set(plan.frequency.flatMap((f) => (isCounted(f) ? [] : f.terms)))]
-    const counted = plan.frequency.flatMap((f, i) => (isCounted(f) ? [sql`${f} AS ${literal(`c${i}`)}`] : []))
-    // One row of totals; the vocabulary's counts ride along as JSON.
-    const [totals] = yield* db.rows<Record<string, number> & { readonly vocab: string | null }>(sql`SELECT (SELECT count(*) FROM documents) AS n,
+type Totals = Record<string, number> & { readonly vocab: string | null }
+
+/**
+ * Document frequency per group and the number of documents: the columns of
+ * one row of totals (the vocabulary's counts ride along as JSON) and how to
+ * read them. A statement that counts anyway carries them too.
+ */
+const frequencyColumns = (plan: MatchPlan) => {
+  const words = [...new Set(plan.frequency.flatMap((f) => (isCounted(f) ? [] : f.terms)))]
+  const counted = plan.frequency.flatMap((f, i) => (isCounted(f) ? [sql`${f} AS ${literal(`c${i}`)}`] : []))
+  return {
+    columns: sql`(SELECT count(*) FROM documents) AS n,
       ${words.length === 0 ? literal("NULL") : sql`(SELECT json_group_object(term, doc) FROM documents_vocab WHERE term IN ${inList(words)})`} AS vocab
-      ${counted.length === 0 ? literal("") : sql`, ${csv(counted)}`}`)
-    const df = new Map<string, number>(Object.entries(JSON.parse(totals?.vocab ?? "{}") as Record<string, number>))
-    const documentFrequency = plan.frequency.map((f, i) => {
-      if (isCounted(f)) return totals?.[`c${i}`] ?? 0
-      const counts = f.terms.map((t) => df.get(t) ?? 0)
-      return f.phrase ? Math.min(...counts) : counts.reduce((a, b) => a + b, 0)
-    })
-    return { documentCount: totals?.n ?? 0, documentFrequency }
-  })
+      ${counted.length === 0 ? literal("") : sql`, ${csv(counted)}`}`,
+    read: (totals: Totals | undefined) => {
+      const df = new Map<string, number>(Object.entries(JSON.parse(totals?.vocab ?? "{}") as Record<string, number>))
+      const documentFrequency = plan.frequency.map((f, i) => {
+        if (isCounted(f)) return totals?.[`c${i}`] ?? 0
+        const counts = f.terms.map((t) => df.get(t) ?? 0)
+        return f.phrase ? Math.min(...counts) : counts.reduce((a, b) => a + b, 0)
+      })
+      return { documentCount: totals?.n ?? 0, documentFrequency }
+    }
+  }
+}
 
 /** Filters that may leave out much of a match (the rest only drop proposed or replaced items, which are few). */
 const narrows = (filters: ItemFilters): boolean =>
   filters.bundles !== undefined || filters.types !== undefined || filters.adapters !== undefined || filters.scope !== undefined || filters.belief === "historical"
 
-/** A candidate as fetched: its item's columns, bm25 (higher is better) and, for several groups, which it contains (m0, m1 …). */
+/**
+ * A candidate as fetched: its row of values (ITEM_COLUMNS, then one column,
+ * then for several groups which it contains: m0, m1 …) and bm25 (higher is
+ * better). The item is built only for the rows kept.
+ */
 interface Fetched {
-  readonly row: ItemRow
+  readonly values: ReadonlyArray<unknown>
+  readonly ref: string
   readonly lexical: number
-  readonly member: ReadonlyArray<unknown>
 }
 
-const byRank = (a: Fetched, b: Fetched) => b.lexical - a.lexical || (a.row.ref < b.row.ref ? -1 : a.row.ref > b.row.ref ? 1 : 0)
+const byRank = (a: Fetched, b: Fetched) => b.lexical - a.lexical || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0)
+
+/** Membership of group `i` starts after ITEM_COLUMNS and the one column after them. */
+const MEMBER_AT = ITEM_WIDTH + 1
 
 /**
  * Lexical candidates (spec 04 §3 step 3). The MATCH runs on its own (in a
@@ -147,14 +183,19 @@ const byRank = (a: Fetched, b: Fetched) => b.lexical - a.lexical || (a.row.ref <
  * documents with the filters; when the filters leave fewer than `limit` of a longer match,
  * the whole match is joined and filtered. Membership per group is asked for
  * the returned rows only.
+ *
+ * Of a longer match, the documents are read for the first `limit` rows and
+ * those tied with the last of them: every later row ranks strictly lower, so
+ * it is needed only when the filters leave out some of these (then the rest
+ * is read too).
  */
 export const candidates = (db: SearchSql, query: CandidateQuery) =>
   Effect.gen(function* () {
     const plan = planFor(query)
     const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
     if (plan === undefined) return empty
-    const single = plan.member.length === 1
-    const member = single ? literal("") : sql`, ${csv(plan.member.map((m, i) => sql`${m} AS ${literal(`m${i}`)}`))}`
+    const single = plan.size === 1
+    const member = (within?: RowRange) => (single ? literal("") : sql`, ${csv(plan.member(within).map((m, i) => sql`${m} AS ${literal(`m${i}`)}`))}`)
     const filters = filterClause(query.filters)
     // A margin for items the filters leave out; rarely more than a few.
     const wide = query.limit + Math.max(10, Math.ceil(query.limit / 4))
@@ -162,44 +203,65 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
     const top = yield* db.values(sql`SELECT id, rank FROM (${plan.hits}) ORDER BY rank LIMIT ${wide}`)
     if (top.length === 0) return empty
     const rankOf = new Map(top.map(([id, rank]) => [id, rank as number]))
-    // Columns: ITEM_COLUMNS, the row id, then one membership per group.
-    const fetched = (yield* db.values(sql`SELECT ${literal(ITEM_COLUMNS)}, d.id AS id ${member}
-      FROM documents d ${literal(ITEM_JOINS)} WHERE d.id IN ${inList(top.map(([id]) => id))} AND ${filters}`)).map(
-      (v): Fetched => ({ row: itemRowAt(v), lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0), member: v.slice(ITEM_WIDTH + 1) })
-    )
-    let rows: ReadonlyArray<Fetched> = fetched.sort(byRank).slice(0, query.limit)
-    let total: number
-    if (top.length < wide) total = fetched.length
-    else if (fetched.length < query.limit || narrows(query.filters)) {
-      // Columns: ITEM_COLUMNS, bm25 as lexical, then one membership per group.
-      rows = (yield* db.values(sql`WITH hits AS MATERIALIZED (${plan.hits}),
+    const ids = top.map(([id]) => id as number)
+    // Columns: ITEM_COLUMNS, the row id, then one membership per group (gathered among these ids only).
+    const fetch = (some: ReadonlyArray<number>) =>
+      some.length === 0 ? Effect.succeed([]) : Effect.map(
+        db.values(sql`SELECT ${literal(ITEM_COLUMNS)}, d.id AS id ${member({ low: Math.min(...some), high: Math.max(...some) })}
+          FROM documents d ${literal(ITEM_JOINS)} WHERE d.id IN ${inList(some)} AND ${filters}`),
+        (values) => values.map((v): Fetched => ({ values: v, ref: v[0] as string, lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0) }))
+      )
+    // Columns: ITEM_COLUMNS, bm25 as lexical, then one membership per group.
+    const wholeMatch = Effect.gen(function* () {
+      const ranked = (yield* db.values(sql`WITH hits AS MATERIALIZED (${plan.hits}),
         ranked AS (
           SELECT h.id AS id, h.rank AS rank, d.ref AS ref FROM hits h JOIN documents d ON d.id = h.id
           WHERE ${filters} ORDER BY h.rank, d.ref LIMIT ${query.limit}
         )
-        SELECT ${literal(ITEM_COLUMNS)}, -r.rank AS lexical ${member}
+        SELECT ${literal(ITEM_COLUMNS)}, -r.rank AS lexical ${member()}
         FROM ranked r JOIN documents d ON d.id = r.id ${literal(ITEM_JOINS)} ORDER BY r.rank, r.ref`)).map(
-        (v): Fetched => ({ row: itemRowAt(v), lexical: v[ITEM_WIDTH] as number, member: v.slice(ITEM_WIDTH + 1) })
+        (v): Fetched => ({ values: v, ref: v[0] as string, lexical: v[ITEM_WIDTH] as number })
       )
       const [counted] = yield* db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM (${plan.ids}) m JOIN documents d ON d.id = m.id WHERE ${filters}`)
-      total = counted?.n ?? rows.length
-    } else {
-      // Every match counts but the few proposed or replaced ones the filters leave out (a partial index finds
-      // them; without any, the match is not run a second time to find none).
-      const [counted] = yield* db.rows<{ n: number; excluded: number }>(sql`SELECT (SELECT count(*) FROM (${plan.ids})) AS n,
-        CASE WHEN EXISTS (SELECT 1 FROM documents d INDEXED BY documents_excludable WHERE d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
-        THEN (SELECT count(*) FROM documents d INDEXED BY documents_excludable WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
-          AND d.id IN (SELECT id FROM (${plan.ids})) AND NOT ${filters}) ELSE 0 END AS excluded`)
-      total = (counted?.n ?? 0) - (counted?.excluded ?? 0)
+      return { rows: ranked, total: counted?.n ?? ranked.length }
+    })
+    const frequency = frequencyColumns(plan)
+    let rows: ReadonlyArray<Fetched>
+    let totals: Totals | undefined
+    let total: number
+    if (top.length < wide) {
+      const fetched = yield* fetch(ids)
+      rows = fetched.sort(byRank).slice(0, query.limit)
+      total = fetched.length
+    } else if (narrows(query.filters)) ({ rows, total } = yield* wholeMatch)
+    else {
+      let first = Math.min(ids.length, query.limit)
+      while (first > 0 && first < ids.length && top[first]![1] === top[first - 1]![1]) first++
+      let fetched = yield* fetch(ids.slice(0, first))
+      if (fetched.length < query.limit) fetched = [...fetched, ...(yield* fetch(ids.slice(first)))]
+      rows = fetched.sort(byRank).slice(0, query.limit)
+      if (fetched.length < query.limit) ({ rows, total } = yield* wholeMatch)
+      else {
+        // Every match counts but the few proposed or replaced ones the filters leave out (a partial index finds
+        // them; without any, the match is not run a second time to find none). The frequencies ride along.
+        const [counted] = yield* db.rows<Totals & { matches: number; excluded: number }>(sql`SELECT (SELECT count(*) FROM (${plan.ids})) AS matches,
+          CASE WHEN EXISTS (SELECT 1 FROM documents d INDEXED BY documents_excludable WHERE d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
+          THEN (SELECT count(*) FROM documents d INDEXED BY documents_excludable WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
+            AND d.id IN (SELECT id FROM (${plan.ids})) AND NOT ${filters}) ELSE 0 END AS excluded, ${frequency.columns}`)
+        total = (counted?.matches ?? 0) - (counted?.excluded ?? 0)
+        totals = counted
+      }
     }
     if (rows.length === 0) return empty
-    const stats = yield* frequencies(db, plan)
+    if (totals === undefined) [totals] = yield* db.rows<Totals>(sql`SELECT ${frequency.columns}`)
+    const stats = frequency.read(totals)
+    const matchedOf = (values: ReadonlyArray<unknown>): ReadonlyArray<boolean> => {
+      const matched: Array<boolean> = []
+      for (let i = 0; i < plan.size; i++) matched.push(single || values[MEMBER_AT + i] === 1)
+      return matched
+    }
     return {
-      candidates: rows.map((c) => ({
-        item: itemFromRow(c.row),
-        lexical: c.lexical,
-        matched: plan.member.map((_, i) => single || c.member[i] === 1)
-      })),
+      candidates: rows.map((c) => ({ item: itemFromRow(itemRowAt(c.values)), lexical: c.lexical, matched: matchedOf(c.values) })),
       total,
       ...stats
     } satisfies CandidateSet

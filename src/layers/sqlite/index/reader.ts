@@ -78,6 +78,12 @@ export const searchRunner = <E>(filename: string, db: Effect.Effect<SqlClient.Sq
           scope
         ).pipe(Effect.map((reader) => reader.sql))
     const runner = yield* Effect.cached(Effect.flatMap(db, open))
+    // Once open, statements skip the cached effect: awaiting it re-applies the opening's fiber-ref patch
+    // every time, several microseconds on each of a search's statements.
+    let opened: SearchSql | undefined
+    const current = Effect.suspend(() => (opened !== undefined ? Effect.succeed(opened) : Effect.tap(runner, (sql) => {
+      opened = sql
+    })))
     return <A>(f: (sql: SearchSql) => Effect.Effect<A, SqlError>): Effect.Effect<A, E> =>
-      Effect.flatMap(runner, (sql) => Effect.mapError(f(sql), fail))
+      Effect.flatMap(current, (sql) => Effect.mapError(f(sql), fail))
   })
