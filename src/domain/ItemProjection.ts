@@ -17,8 +17,8 @@ export interface ItemInputs {
   /** The projection looked at the whole file list: a file added or removed anywhere may change it. */
   readonly listing: boolean
   readonly diagnostics: ReadonlyArray<Diagnostic>
-  /** What whole-bundle rules see of the item (when the adapter has them). */
-  readonly lint?: LintProjection | undefined
+  /** What whole-bundle rules see of the item (when the adapter has them): its LintProjection as JSON. */
+  readonly lint?: string | undefined
 }
 
 /**
@@ -32,8 +32,8 @@ export interface ProjectedItem {
   /** Undefined when the item is not indexed (unreadable, adapter failure); `diagnostics` say why. */
   readonly document?: IndexDocument | undefined
   readonly diagnostics: ReadonlyArray<Diagnostic>
-  /** Present when the adapter has whole-bundle rules and the item was indexed. */
-  readonly lint?: LintItem | undefined
+  /** Present when the adapter has whole-bundle rules and the item was indexed: its LintProjection as JSON (see lintText). */
+  readonly lint?: string | undefined
   /** Present when the item was indexed. */
   readonly inputs?: ItemInputs | undefined
 }
@@ -77,15 +77,19 @@ const unreadableDiagnostic = (failure: { readonly path: string; readonly code: s
 })
 
 /**
- * What whole-bundle rules keep of a projection (LintProjection), so memory
- * stays bounded by a batch. Copied through JSON (the form the index stores
- * anyway): a string cut from a file's text (a heading, a link) keeps the
- * whole text alive in V8, and a scan keeps these until its end.
+ * What whole-bundle rules keep of a projection (LintProjection), as JSON text
+ * until the rules run: a scan keeps one per item until its end, and one flat
+ * string costs a fraction of the object tree in V8's heap (spec 10 §2
+ * memory); it also holds no slice of a file's text, which would keep the
+ * whole text alive. Read back with readLint.
  */
-const lintProjection = (projection: Projection): LintProjection => {
+const lintText = (projection: Projection): string => {
   const { content: _content, hints: _hints, description: _description, outline: _outline, ...rest } = projection
-  return JSON.parse(JSON.stringify(rest)) as LintProjection
+  return JSON.stringify(rest)
 }
+
+/** A kept lint projection as the whole-bundle rules see it. */
+export const readLint = (plan: ItemPlan, text: string): LintItem => ({ plan, projection: JSON.parse(text) as LintProjection })
 
 /** An item's finding as the scan keeps it until its end: its message copied, for the reason above. */
 const retained = (diagnostic: Diagnostic, ref: string): Diagnostic => ({
@@ -157,8 +161,8 @@ export const projectItem = (info: BundleInfo, adapter: BundleAdapter, ctx: Valid
         if (!isIndexDocument(document)) {
           return { index, diagnostics: [...own, { code: "adapter-failed", severity: "error", path: primary, ref, message: `the ${adapter.id} adapter produced an invalid projection for this item; the item is not indexed` }] }
         }
-        const lint = adapter.lintBundle === undefined ? undefined : lintProjection(outcome.value.projection)
-        return { index, document, diagnostics: own, lint: lint === undefined ? undefined : { plan, projection: lint }, inputs: { plan, ...inputs(), diagnostics: own, lint } }
+        const lint = adapter.lintBundle === undefined ? undefined : lintText(outcome.value.projection)
+        return { index, document, diagnostics: own, lint, inputs: { plan, ...inputs(), diagnostics: own, lint } }
       })
     })
   )

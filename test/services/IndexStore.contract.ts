@@ -186,7 +186,7 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
           read: [`${conceptId}.md`],
           listing: false,
           diagnostics: [{ code: "missing-description", severity: "info", path: `${conceptId}.md`, message: "no description", ref: `${bundle}//${conceptId}` }],
-          lint: { name: conceptId, links: [] },
+          lint: JSON.stringify({ name: conceptId, links: [] }),
           ...extra
         })
         yield* store.persistStreamed(bundle, (sink) =>

@@ -122,9 +122,12 @@ const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, numbe
  * Full-text rows wait until this many are pending: FTS5 writes its pending
  * terms out as a new segment at every statement that inserts several rows, so
  * many small statements cost far more than a few large ones (measured: 16-row
- * statements +30% over 256-row ones for the words table).
+ * statements +30% over 256-row ones for the words table). Rows that wait
+ * outlive a young-generation collection and are promoted, though: at 20,000
+ * items 64 pending rows peaked at 302 MB, 32 at 265 MB, at the same speed
+ * (docs/decisions/0006-parallel-scan.md).
  */
-const FULL_TEXT_ROWS = 64
+const FULL_TEXT_ROWS = 32
 
 const WORD_COLUMNS = ["rowid", "name", "description", "tags", "hints", "content"]
 const TRIGRAM_COLUMNS = ["rowid", "name", "description", "tags", "content"]
