@@ -70,10 +70,19 @@ const sameFile = (a: FileMeta, b: { readonly path: string; readonly size: number
  * coupling files (a wiki's schema.md, .gitignore) and adapter upgrades need no
  * special case (R-IDX-2).
  */
-export const rescanReason = (manifest: BundleManifest | undefined, adapter: BundleAdapter, writable: boolean, files: ReadonlyArray<FileMeta>, full: boolean): string | undefined => {
+export const rescanReason = (
+  manifest: BundleManifest | undefined,
+  adapter: BundleAdapter,
+  writable: boolean,
+  files: ReadonlyArray<FileMeta>,
+  full: boolean,
+  root?: string
+): string | undefined => {
   if (full) return "--full"
   if (manifest === undefined) return "not indexed yet"
   if (manifest.staleReason !== undefined) return `stale: ${manifest.staleReason}`
+  // Stat-equal files under another root are other files (npm packs stamp every file 1985): read them all.
+  if (root !== undefined && manifest.root !== undefined && manifest.root !== root) return `root moved to ${root}`
   if (manifest.adapter.id !== adapter.id || manifest.adapter.version !== adapter.version) return `adapter ${manifest.adapter.id}@${manifest.adapter.version} → ${adapter.id}@${adapter.version}`
   if (manifest.writable !== writable) return writable ? "became writable" : "became read-only"
   const changed = (adapter.couplingFiles ?? []).find((coupling) => {
@@ -170,7 +179,7 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
     const firstRun = manifest === undefined && kept.unchanged === 0
     let reason = input.full === true ? "--full" : "not indexed yet"
     if (!firstRun) {
-      const why = rescanReason(manifest, adapter, info.writable, walked.right.files, input.full === true)
+      const why = rescanReason(manifest, adapter, info.writable, walked.right.files, input.full === true, info.root)
       if (why === undefined) {
         yield* progress.done(task, "unchanged")
         return { ...kept, adapter: adapter.id, status: "unchanged", files: total, diagnostics: manifest?.diagnostics ?? NO_DIAGNOSTICS, durationMs: yield* elapsed } satisfies BundleIndexReport
@@ -221,6 +230,7 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
               manifest: {
                 adapter: { id: adapter.id, version: adapter.version },
                 indexedAt: now,
+                root: info.root,
                 files: manifestFiles(info.root, scan.files, single),
                 writable: info.writable,
                 diagnostics: countBySeverity(scan.diagnostics)

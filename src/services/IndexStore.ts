@@ -30,6 +30,8 @@ export interface BundleManifest {
   readonly adapter: { readonly id: string; readonly version: string }
   readonly indexedAt: string
   readonly files: ReadonlyArray<ManifestFile>
+  /** The root the rows were read from (an update or rename moves it: then every item is read again). */
+  readonly root?: string | undefined
   /** Whether the bundle was writable when indexed: search hits say `editable` without reading the config. */
   readonly writable?: boolean | undefined
   /** Findings of the scan that produced the rows, by severity (for `akm health`). */

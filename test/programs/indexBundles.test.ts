@@ -228,6 +228,8 @@ describe("rescanReason", () => {
 
   it("names why a bundle is rescanned", () => {
     expect(rescanReason(manifest, adapter, true, files, true)).toBe("--full")
+    expect(rescanReason({ ...manifest, root: "/old/root" }, adapter, true, files, false, "/new/root")).toBe("root moved to /new/root")
+    expect(rescanReason({ ...manifest, root: "/same" }, adapter, true, files, false, "/same")).toBeUndefined()
     expect(rescanReason(undefined, adapter, true, files, false)).toBe("not indexed yet")
     expect(rescanReason({ ...manifest, staleReason: "root missing" }, adapter, true, files, false)).toBe("stale: root missing")
     expect(rescanReason({ ...manifest, adapter: { id: "okf", version: "1" } }, adapter, true, files, false)).toBe("adapter okf@1 → okf@2")

@@ -9,6 +9,7 @@ import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
+import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 import { caller, folder } from "./writeFixtures.js"
 
 // R-IDX-2: an incremental index reads only what changed. Items whose inputs (the files their projection read or
@@ -93,7 +94,23 @@ const scenario = Effect.gen(function* () {
   expect(again.projected).toBeLessThanOrEqual(2)
 })
 
+/** A root that moves (an update's new revision) with every file stat-equal, as npm packs stamp them: everything is read again. */
+const movedRoot = Effect.gen(function* () {
+  const dir = folder(notes())
+  yield* bundleAdd({ source: dir, name: "kb", ...caller })
+  const moved = folder()
+  fs.cpSync(dir, moved, { recursive: true, preserveTimestamps: true })
+  const workspace = yield* WorkspaceConfig
+  yield* workspace.updateLock((lock) => ({ ...lock, bundles: { ...lock.bundles, kb: { ...lock.bundles["kb"]!, root: moved } } }))
+  const report = (yield* indexBundles({})).bundles[0]!
+  // Every row moves to the new paths.
+  expect(report).toMatchObject({ status: "indexed", reason: `root moved to ${moved}`, updated: NOTES + 1, unchanged: 0 })
+  const hit = (yield* search({ query: "topic7", track: false })).hits[0]!
+  expect(hit.path.startsWith(moved)).toBe(true)
+})
+
 describe("incremental index (R-IDX-2)", () => {
+  it.effect("a moved root is read again even when every file is stat-equal", () => movedRoot.pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)))
   it.scoped("reads only changed items, and equals a full rescan (in-memory index)", () => scenario.pipe(Effect.provide(AkmTest)))
   it.scoped("reads only changed items, and equals a full rescan (index.db)", () => scenario.pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)))
 })

@@ -120,6 +120,7 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
               adapter: { id: row.adapter, version: row.version },
               indexedAt: row.indexedAt,
               files: files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, ...(f.hash === null ? {} : { hash: f.hash }) })),
+              ...(row.root === null ? {} : { root: row.root }),
               ...(row.writable === null ? {} : { writable: row.writable === 1 }),
               ...(diagnostics === undefined ? {} : { diagnostics }),
               ...(row.staleReason === null ? {} : { staleReason: row.staleReason })

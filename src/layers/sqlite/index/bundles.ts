@@ -16,9 +16,10 @@ export interface BundleRow {
   readonly warnings: number | null
   readonly infos: number | null
   readonly staleReason: string | null
+  readonly root: string | null
 }
 
-export const BUNDLE_COLUMNS = "name, items, adapter, adapter_version AS version, indexed_at AS indexedAt, writable, errors, warnings, infos, stale_reason AS staleReason"
+export const BUNDLE_COLUMNS = "name, items, adapter, adapter_version AS version, indexed_at AS indexedAt, writable, errors, warnings, infos, stale_reason AS staleReason, root"
 
 export const countsOf = (row: BundleRow): DiagnosticCounts | undefined =>
   row.errors === null || row.warnings === null || row.infos === null ? undefined : { error: row.errors, warning: row.warnings, info: row.infos }

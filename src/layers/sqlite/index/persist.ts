@@ -271,7 +271,7 @@ export const writeManifest = (sql: SqlClient.SqlClient, bundle: string, manifest
     const counts = manifest.diagnostics
     const writable = manifest.writable === undefined ? null : manifest.writable ? 1 : 0
     yield* sql`UPDATE bundles SET adapter = ${manifest.adapter.id}, adapter_version = ${manifest.adapter.version}, indexed_at = ${manifest.indexedAt},
-      writable = ${writable}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
+      writable = ${writable}, root = ${manifest.root ?? null}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
       WHERE name = ${bundle}`
     yield* sql`DELETE FROM manifest WHERE bundle = ${bundle}`
     yield* insertRows(sql, "manifest", ["bundle", "path", "size", "mtime_ms", "hash"], manifest.files.map((f) => [bundle, f.path, f.size, f.mtimeMs, f.hash ?? null]))
