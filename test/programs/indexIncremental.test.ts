@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { BundleAdapter } from "../../src/domain/Adapter.js"
 import { okfAdapter } from "../../src/layers/adapters/okf/index.js"
 import { IndexStoreSqlite } from "../../src/layers/sqlite/IndexStoreSqlite.js"
@@ -9,7 +9,11 @@ import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
+import { Adapters } from "../../src/services/Adapters.js"
+import { IndexStore } from "../../src/services/IndexStore.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
+
+const resolveRef = (ref: string) => Effect.flatMap(IndexStore, (store) => store.resolve(ref))
 import { caller, folder } from "./writeFixtures.js"
 
 // R-IDX-2: an incremental index reads only what changed. Items whose inputs (the files their projection read or
@@ -109,7 +113,53 @@ const movedRoot = Effect.gen(function* () {
   expect(hit.path.startsWith(moved)).toBe(true)
 })
 
+/**
+ * OKF, except that notes/reader.md projects from another file's text (shared/data.txt, read) and from
+ * whether flag.md exists (probed) — without looking at the file list: only the inputs it recorded can
+ * tell an incremental run to read it again.
+ */
+const ReadingAdapter = Layer.effect(
+  Adapters,
+  Effect.map(Adapters, (real) =>
+    Adapters.of({
+      ...real,
+      adapter: (id) => {
+        const adapter = real.adapter(id)
+        if (adapter === undefined || id !== "okf") return adapter
+        return {
+          ...adapter,
+          project: (plan, ctx) =>
+            plan.conceptId !== "notes/reader"
+              ? adapter.project(plan, ctx)
+              : Effect.map(ctx.readText("shared/data.txt"), (text) => ({
+                projection: { name: "reader", description: `shared says ${text.trim()}; flag ${ctx.exists("flag.md") ? "up" : "down"}` },
+                diagnostics: []
+              }))
+        }
+      }
+    }))
+)
+
+const otherInputs = Effect.gen(function* () {
+  const dir = folder({ "index.md": "# Notes\n", "notes/reader.md": "# Reader\n", "notes/other.md": "# Other\n\nPlain.\n", "shared/data.txt": "alpha\n" })
+  yield* bundleAdd({ source: dir, name: "kb", ...caller })
+  const description = Effect.map(resolveRef("kb//notes/reader"), (doc) => doc?.description)
+  expect(yield* description).toBe("shared says alpha; flag down")
+
+  // A file it read changed; its own file did not.
+  rewrite(path.join(dir, "shared/data.txt"), "beta\n")
+  expect((yield* indexThenVerify).report).toMatchObject({ updated: 1 })
+  expect(yield* description).toBe("shared says beta; flag down")
+
+  // A file it probed appeared (the item never looked at the whole list).
+  fs.writeFileSync(path.join(dir, "flag.md"), "# Flag\n")
+  yield* indexThenVerify
+  expect(yield* description).toBe("shared says beta; flag up")
+})
+
 describe("incremental index (R-IDX-2)", () => {
+  it.effect("an item is read again when a file it read or probed changes, not only its own", () =>
+    otherInputs.pipe(Effect.provide(Layer.provideMerge(ReadingAdapter, AkmTest))))
   it.effect("a moved root is read again even when every file is stat-equal", () => movedRoot.pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)))
   it.scoped("reads only changed items, and equals a full rescan (in-memory index)", () => scenario.pipe(Effect.provide(AkmTest)))
   it.scoped("reads only changed items, and equals a full rescan (index.db)", () => scenario.pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)))
