@@ -110,8 +110,7 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
   // With one word every candidate covers the query: coverage tells nothing, and the score follows relevance alone.
   const coverage = weights.length <= 1 ? relevance : total > 0 ? covered / total : share(matched)
   const utility = item.utility === undefined ? undefined : { value: item.utility.value, ageMs: Math.max(0, context.nowMs - (Date.parse(item.utility.at) || context.nowMs)) }
-  const belief = beliefOf(item)
-  const stale = isStale(item, context.nowMs)
+  const base = { relevance, coverage, type: item.type, quality: item.quality, utility, belief: beliefOf(item), stale: isStale(item, context.nowMs) }
   if (query._tag === "Words") {
     const name = termsOf(item.name)
     const labelStems: Array<ReadonlyArray<string>> = []
@@ -119,13 +118,7 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
     for (const alias of item.aliases) labelStems.push(termsOf(alias))
     const whole = query.allStems
     return {
-      relevance,
-      coverage,
-      type: item.type,
-      quality: item.quality,
-      utility,
-      belief,
-      stale,
+      ...base,
       exactName: whole.length > 0 && sameSequence(name, whole),
       exactAlias: whole.length > 0 && labelStems.some((l) => sameSequence(l, whole)),
       nameCoverage: shareOf(query.groups, (g) => groupIn(g, name)),
@@ -136,13 +129,7 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
   const name = text(item.name)
   const folded = query.segments.map(text)
   return {
-    relevance,
-    coverage,
-    type: item.type,
-    quality: item.quality,
-    utility,
-    belief,
-    stale,
+    ...base,
     exactName: folded.length === 1 && name === folded[0],
     exactAlias: folded.length === 1 && labels.some((l) => text(l) === folded[0]),
     nameCoverage: share(folded.map((s) => name.includes(s))),

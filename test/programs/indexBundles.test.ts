@@ -10,12 +10,12 @@ import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles, rescanReason } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
-import { Adapters } from "../../src/services/Adapters.js"
 import { BundleFiles } from "../../src/services/BundleFiles.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { Progress } from "../../src/services/Progress.js"
 import { UsageLog } from "../../src/services/UsageLog.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
+import { overrideAdapters } from "../support/overrideAdapters.js"
 
 const folder = (files: Record<string, string>) => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-index-")))
@@ -68,17 +68,7 @@ const CountingFiles = Layer.effect(
 
 /** The built-in adapters, except that a plan can be made to die (a scan failing as a whole). */
 const planDies = { on: false }
-const DyingPlans = Layer.effect(
-  Adapters,
-  Effect.map(Adapters, (real) =>
-    Adapters.of({
-      ...real,
-      adapter: (id) => {
-        const adapter = real.adapter(id)
-        return adapter === undefined ? undefined : { ...adapter, plan: (files, info) => (planDies.on ? (() => { throw new Error("plan boom") })() : adapter.plan(files, info)) }
-      }
-    }))
-)
+const DyingPlans = overrideAdapters((adapter) => ({ ...adapter, plan: (files, info) => (planDies.on ? (() => { throw new Error("plan boom") })() : adapter.plan(files, info)) }))
 
 const warnings: Array<string> = []
 const RecordingProgress = Layer.succeed(Progress, makeProgress({ quiet: false, isTTY: false, write: (text) => void warnings.push(text) }))

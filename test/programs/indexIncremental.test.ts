@@ -9,11 +9,11 @@ import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
-import { Adapters } from "../../src/services/Adapters.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 
 const resolveRef = (ref: string) => Effect.flatMap(IndexStore, (store) => store.resolve(ref))
+import { overrideAdapters } from "../support/overrideAdapters.js"
 import { caller, folder } from "./writeFixtures.js"
 
 // R-IDX-2: an incremental index reads only what changed. Items whose inputs (the files their projection read or
@@ -118,27 +118,17 @@ const movedRoot = Effect.gen(function* () {
  * whether flag.md exists (probed) — without looking at the file list: only the inputs it recorded can
  * tell an incremental run to read it again.
  */
-const ReadingAdapter = Layer.effect(
-  Adapters,
-  Effect.map(Adapters, (real) =>
-    Adapters.of({
-      ...real,
-      adapter: (id) => {
-        const adapter = real.adapter(id)
-        if (adapter === undefined || id !== "okf") return adapter
-        return {
-          ...adapter,
-          project: (plan, ctx) =>
-            plan.conceptId !== "notes/reader"
-              ? adapter.project(plan, ctx)
-              : Effect.map(ctx.readText("shared/data.txt"), (text) => ({
-                projection: { name: "reader", description: `shared says ${text.trim()}; flag ${ctx.exists("flag.md") ? "up" : "down"}` },
-                diagnostics: []
-              }))
-        }
-      }
-    }))
-)
+const ReadingAdapter = overrideAdapters((adapter) =>
+  adapter.id !== "okf" ? adapter : {
+    ...adapter,
+    project: (plan, ctx) =>
+      plan.conceptId !== "notes/reader"
+        ? adapter.project(plan, ctx)
+        : Effect.map(ctx.readText("shared/data.txt"), (text) => ({
+          projection: { name: "reader", description: `shared says ${text.trim()}; flag ${ctx.exists("flag.md") ? "up" : "down"}` },
+          diagnostics: []
+        }))
+  })
 
 const otherInputs = Effect.gen(function* () {
   const dir = folder({ "index.md": "# Notes\n", "notes/reader.md": "# Reader\n", "notes/other.md": "# Other\n\nPlain.\n", "shared/data.txt": "alpha\n" })

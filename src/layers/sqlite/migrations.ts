@@ -219,8 +219,8 @@ export const indexMigrations: Migrations = {
   // projection read, its findings and lint projection (JSON), and their digest to tell a changed set.
   "0002_item_inputs": exec(
     "ALTER TABLE document_json ADD COLUMN inputs TEXT",
-    "ALTER TABLE documents ADD COLUMN inputs_digest TEXT",
-    // The root a bundle's rows were read from: stat-equal files under a new root (npm packs stamp 1985) are not the same files.
-    "ALTER TABLE bundles ADD COLUMN root TEXT"
-  )
+    "ALTER TABLE documents ADD COLUMN inputs_digest TEXT"
+  ),
+  // The root a bundle's rows were read from: stat-equal files under a new root (npm packs stamp 1985) are not the same files.
+  "0003_bundle_root": exec("ALTER TABLE bundles ADD COLUMN root TEXT")
 }
