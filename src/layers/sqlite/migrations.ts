@@ -222,5 +222,10 @@ export const indexMigrations: Migrations = {
     "ALTER TABLE documents ADD COLUMN inputs_digest TEXT"
   ),
   // The root a bundle's rows were read from: stat-equal files under a new root (npm packs stamp 1985) are not the same files.
-  "0003_bundle_root": exec("ALTER TABLE bundles ADD COLUMN root TEXT")
+  // Added only when missing: development builds of 0002 briefly carried this column.
+  "0003_bundle_root": Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = yield* sql<{ name: string }>`SELECT name FROM pragma_table_info('bundles')`
+    if (!columns.some((column) => column.name === "root")) yield* sql.unsafe("ALTER TABLE bundles ADD COLUMN root TEXT").raw
+  })
 }
