@@ -7,6 +7,7 @@ import { makeIndexStore } from "../../src/layers/sqlite/IndexStoreSqlite.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { indexDoc, indexStoreContract } from "../services/IndexStore.contract.js"
 import { tempDir } from "./tempDir.js"
+import { readRows } from "../support/readDatabase.js"
 
 const indexInTempFile = Layer.scoped(IndexStore, Effect.flatMap(tempDir("index"), (dir) => makeIndexStore(path.join(dir, "index.db"))))
 
@@ -14,14 +15,7 @@ indexStoreContract("sqlite file", indexInTempFile)
 indexStoreContract("sqlite :memory:", Layer.scoped(IndexStore, makeIndexStore(":memory:")))
 
 /** Reads index.db with a connection of its own, as another process would. */
-const query = <A>(file: string, statement: string): ReadonlyArray<A> => {
-  const db = new Database(file, { readonly: true })
-  try {
-    return db.prepare(statement).all() as Array<A>
-  } finally {
-    db.close()
-  }
-}
+const query = readRows
 
 const rowIds = (file: string): Record<string, number> =>
   Object.fromEntries(query<{ ref: string; id: number }>(file, "SELECT ref, id FROM documents ORDER BY ref").map((row) => [row.ref, row.id]))

@@ -1,21 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import Database from "better-sqlite3"
 import * as path from "node:path"
 import { Effect } from "effect"
 import type { IndexDocument } from "../../src/domain/IndexDocument.js"
 import { makeIndexStore } from "../../src/layers/sqlite/IndexStoreSqlite.js"
 import { indexDoc } from "../services/IndexStore.contract.js"
 import { tempDir } from "./tempDir.js"
+import { readRows } from "../support/readDatabase.js"
 
 /** Reads index.db with a connection of its own, as another process would. */
-const query = <A>(file: string, statement: string): ReadonlyArray<A> => {
-  const db = new Database(file, { readonly: true })
-  try {
-    return db.prepare(statement).all() as Array<A>
-  } finally {
-    db.close()
-  }
-}
+const query = readRows
 
 /** Every row a document leaves in index.db, ids included, in a stable order. */
 const rows = (file: string) => ({
