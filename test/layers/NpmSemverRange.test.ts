@@ -1,29 +1,55 @@
 import { describe, expect, it } from "vitest"
-import { compareVersions, maxSatisfying, parseRange, parseVersion, satisfies, sortDescending } from "../../src/layers/materializers/npm/SemverRange.js"
+import { NpmProblem } from "../../src/layers/materializers/npm/NpmProblem.js"
+import { resolveVersion, type Packument } from "../../src/layers/materializers/npm/Registry.js"
 
-// The range matcher npm: sources resolve with (spec 02 §2 npm); expected values follow node-semver.
+// How an npm: source's version spec resolves (spec 02 §2 npm): exact, dist-tag,
+// else a semver range with node-semver's meaning. The table pins what the
+// ranges mean, so a semver upgrade that changed them would show here.
 
-const matches = (range: string, version: string): boolean => {
-  const parsed = parseRange(range)
-  if (parsed === undefined) throw new Error(`not a range: ${range}`)
-  return satisfies(parseVersion(version)!, parsed)
+const packument = (versions: ReadonlyArray<string>, distTags: Record<string, string> = {}): Packument => ({
+  name: "kb",
+  distTags,
+  versions: Object.fromEntries(versions.map((version) => [version, { version, tarball: `http://127.0.0.1/kb-${version}.tgz` }]))
+})
+
+const resolved = (versions: ReadonlyArray<string>, spec: string | undefined, distTags: Record<string, string> = {}): string =>
+  resolveVersion(packument(versions, distTags), spec).version
+
+const problem = (versions: ReadonlyArray<string>, spec: string, distTags: Record<string, string> = {}): NpmProblem => {
+  try {
+    resolveVersion(packument(versions, distTags), spec)
+  } catch (error) {
+    if (error instanceof NpmProblem) return error
+    throw error
+  }
+  throw new Error(`${spec} resolved`)
 }
 
-describe("versions", () => {
-  it("parses strict semver, tolerating a leading v or =", () => {
-    expect(parseVersion("1.2.3")).toMatchObject({ major: 1, minor: 2, patch: 3, prerelease: [], raw: "1.2.3" })
-    expect(parseVersion("v1.2.3-beta.11+build.5")).toMatchObject({ prerelease: ["beta", 11], raw: "1.2.3-beta.11+build.5" })
-    expect(parseVersion("=1.0.0")?.raw).toBe("1.0.0")
-    for (const bad of ["1.2", "01.2.3", "1.2.3-01", "latest", "1.2.3.4", "", "x"]) expect(parseVersion(bad), bad).toBeUndefined()
+/** Whether `version` satisfies `range`, asked of the resolver with that one version published. */
+const matches = (range: string, version: string): boolean => {
+  try {
+    return resolved([version], range) === version
+  } catch (error) {
+    if (error instanceof NpmProblem && error.reason === `no version of kb matches ${range.trim()}`) return false
+    throw error
+  }
+}
+
+describe("exact versions and dist-tags", () => {
+  it("an exact version, also spelled with a leading v or =", () => {
+    const versions = ["1.0.0", "1.2.3", "2.0.0"]
+    for (const spec of ["1.2.3", "v1.2.3", "=1.2.3", " 1.2.3 "]) expect(resolved(versions, spec, { latest: "2.0.0" }), spec).toBe("1.2.3")
   })
 
-  it("orders by precedence, prereleases before their release", () => {
-    const ordered = ["1.0.0-0", "1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1", "1.10.0", "2.0.0"]
-    for (let i = 1; i < ordered.length; i++) {
-      expect(compareVersions(parseVersion(ordered[i - 1]!)!, parseVersion(ordered[i]!)!), `${ordered[i - 1]} < ${ordered[i]}`).toBeLessThan(0)
-    }
-    expect(compareVersions(parseVersion("1.0.0+a")!, parseVersion("1.0.0+b")!)).toBe(0)
-    expect(sortDescending(["1.0.0", "not-a-version", "10.0.0", "2.0.0-rc.1", "2.0.0"])).toEqual(["10.0.0", "2.0.0", "2.0.0-rc.1", "1.0.0"])
+  it("no spec or a blank one → the latest dist-tag; a named dist-tag → its version", () => {
+    const tags = { latest: "1.0.0", beta: "2.0.0-beta.1" }
+    expect(resolved(["1.0.0", "1.1.0", "2.0.0-beta.1"], undefined, tags)).toBe("1.0.0")
+    expect(resolved(["1.0.0", "1.1.0", "2.0.0-beta.1"], "  ", tags)).toBe("1.0.0")
+    expect(resolved(["1.0.0", "1.1.0", "2.0.0-beta.1"], "beta", tags)).toBe("2.0.0-beta.1")
+  })
+
+  it("a dist-tag pointing at an unlisted version is named as such", () => {
+    expect(problem(["1.0.0"], "next", { next: "3.0.0" }).reason).toBe("dist-tag 'next' of kb points at 3.0.0, which the registry does not list")
   })
 })
 
@@ -32,7 +58,6 @@ describe("ranges", () => {
     ["1.2.3", ["1.2.3"], ["1.2.4", "1.2.3-beta.1"]],
     ["=1.2.3", ["1.2.3"], ["1.2.2"]],
     ["*", ["0.0.0", "10.0.0"], ["1.0.0-beta"]],
-    ["", ["1.0.0"], ["1.0.0-beta"]],
     ["1", ["1.0.0", "1.9.9"], ["2.0.0", "0.9.0", "2.0.0-0"]],
     ["1.2.x", ["1.2.0", "1.2.9"], ["1.3.0", "1.1.9"]],
     ["^1.2.3", ["1.2.3", "1.9.9"], ["1.2.2", "2.0.0", "2.0.0-alpha", "1.3.0-alpha"]],
@@ -68,15 +93,28 @@ describe("ranges", () => {
     })
   }
 
-  it("dist-tags and typos are not ranges", () => {
-    for (const text of ["latest", "beta", "next", "1.2.3.4", "^^1", ">=abc", "1 - ", "~1.2.3 - 2"]) expect(parseRange(text), text).toBeUndefined()
+  it("dist-tags and typos are neither ranges nor versions: the error says so and lists what there is", () => {
+    for (const text of ["latest", "beta", "next", "1.2.3.4", "^^1", ">=abc", "1 - ", "~1.2.3 - 2"]) {
+      const error = problem(["1.0.0"], text)
+      expect(error.reason, text).toMatch(/^'.*' is not a version, a semver range or a dist-tag of kb$/)
+      expect(error.hint).toBe("use npm:kb@<version|range|tag>; newest versions: 1.0.0")
+    }
   })
 
-  it("maxSatisfying picks the highest match, ignoring prereleases the range does not name", () => {
+  it("like npm: latest when it satisfies the range, else the highest match, ignoring prereleases the range does not name", () => {
     const versions = ["1.0.0", "1.1.0", "1.2.0-beta.1", "2.0.0", "2.1.0-rc.1", "v1.1.5"]
-    expect(maxSatisfying(versions, parseRange("^1")!)).toBe("v1.1.5")
-    expect(maxSatisfying(versions, parseRange(">=2")!)).toBe("2.0.0")
-    expect(maxSatisfying(versions, parseRange("^2.1.0-rc.0")!)).toBe("2.1.0-rc.1")
-    expect(maxSatisfying(versions, parseRange("^3")!)).toBeUndefined()
+    expect(resolved(versions, "^1")).toBe("v1.1.5")
+    expect(resolved(versions, "^1", { latest: "1.0.0" })).toBe("1.0.0")
+    expect(resolved(versions, ">=2")).toBe("2.0.0")
+    expect(resolved(versions, "^2.1.0-rc.0")).toBe("2.1.0-rc.1")
+    expect(resolved(versions, "^1.2.0-beta.0")).toBe("1.2.0-beta.1")
+  })
+
+  it("no version satisfies: the error names the range and the newest versions, by precedence, prereleases before their release", () => {
+    const versions = ["1.0.0-beta.2", "not-a-version", "1.0.0-beta.11", "1.0.0", "1.0.0-rc.1", "1.10.0", "1.2.0", "0.9.0"]
+    const error = problem(versions, "^3", { latest: "1.10.0", next: "1.0.0-rc.1" })
+    expect(error.reason).toBe("no version of kb matches ^3")
+    expect(error.hint).toBe("newest versions: 1.10.0, 1.2.0, 1.0.0, 1.0.0-rc.1, 1.0.0-beta.11; dist-tags: latest → 1.10.0, next → 1.0.0-rc.1")
+    expect(problem(["2.0.0-alpha"], "^1.2.3").reason).toBe("no version of kb matches ^1.2.3")
   })
 })

@@ -1,6 +1,11 @@
 import { httpGet } from "./HttpGet.js"
 import { NpmProblem } from "./NpmProblem.js"
-import { maxSatisfying, parseRange, parseVersion, satisfies, sortDescending } from "./SemverRange.js"
+import clean from "semver/functions/clean.js"
+import rcompare from "semver/functions/rcompare.js"
+import satisfies from "semver/functions/satisfies.js"
+import valid from "semver/functions/valid.js"
+import maxSatisfying from "semver/ranges/max-satisfying.js"
+import validRange from "semver/ranges/valid.js"
 
 /**
  * The registry side of an npm: source: which registry, the packument (the
@@ -100,6 +105,10 @@ export const fetchPackument = async (base: string, name: string, options: FetchP
   return parsePackument(name, json, url)
 }
 
+/** Versions newest first; names that are not semver versions are left out. */
+const sortDescending = (versions: ReadonlyArray<string>): ReadonlyArray<string> =>
+  versions.filter((version) => valid(version) !== null).sort(rcompare)
+
 const newest = (packument: Packument, count: number): string => {
   const list = sortDescending(Object.keys(packument.versions)).slice(0, count)
   const tags = Object.entries(packument.distTags).map(([tag, version]) => `${tag} → ${version}`)
@@ -109,12 +118,14 @@ const newest = (packument: Packument, count: number): string => {
 /**
  * Resolves a spec against the packument: no spec → the `latest` dist-tag; an
  * exact version; a dist-tag; else a semver range → like npm, `latest` when it
- * satisfies the range, else the highest version that does.
+ * satisfies the range, else the highest version that does. Ranges mean what
+ * they mean to npm (node-semver, without includePrerelease): a prerelease
+ * matches only a range that names a prerelease of the same major.minor.patch.
  */
 export const resolveVersion = (packument: Packument, spec: string | undefined): VersionManifest => {
   const wanted = spec === undefined || spec.trim() === "" ? "latest" : spec.trim()
   const found = (version: string | undefined): VersionManifest | undefined => (version === undefined ? undefined : packument.versions[version])
-  const exact = found(wanted) ?? found(parseVersion(wanted)?.raw)
+  const exact = found(wanted) ?? found(clean(wanted) ?? undefined) // `v1.2.3`, `=1.2.3` name 1.2.3
   if (exact !== undefined) return exact
   const tagged = packument.distTags[wanted]
   if (tagged !== undefined) {
@@ -122,16 +133,16 @@ export const resolveVersion = (packument: Packument, spec: string | undefined): 
     if (manifest !== undefined) return manifest
     throw new NpmProblem({ reason: `dist-tag '${wanted}' of ${packument.name} points at ${tagged}, which the registry does not list`, hint: newest(packument, 5) })
   }
-  const range = parseRange(wanted)
-  if (range === undefined) {
+  const range = validRange(wanted)
+  if (range === null) {
     throw new NpmProblem({
       reason: `'${wanted}' is not a version, a semver range or a dist-tag of ${packument.name}`,
       hint: `use npm:${packument.name}@<version|range|tag>; ${newest(packument, 5)}`
     })
   }
-  const latest = parseVersion(packument.distTags.latest ?? "")
-  if (latest !== undefined && found(packument.distTags.latest) !== undefined && satisfies(latest, range)) return found(packument.distTags.latest)!
-  const best = found(maxSatisfying(Object.keys(packument.versions), range))
+  const latest = packument.distTags.latest
+  if (latest !== undefined && found(latest) !== undefined && satisfies(latest, range)) return found(latest)!
+  const best = found(maxSatisfying(Object.keys(packument.versions), range) ?? undefined)
   if (best !== undefined) return best
   throw new NpmProblem({ reason: `no version of ${packument.name} matches ${wanted}`, hint: newest(packument, 5) })
 }
