@@ -1,6 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { once } from "node:events"
+import { Readable, Writable } from "node:stream"
+import { pipeline } from "node:stream/promises"
 import { createGunzip } from "node:zlib"
 import { NpmProblem } from "./NpmProblem.js"
 import { TarHeaderAudit } from "./TarHeaderAudit.js"
@@ -116,19 +118,11 @@ class EntryRules {
   }
 }
 
-/** The tar stream's bytes, gunzipped when gzipped, counted against the unpacked cap as they come. */
-async function* tarBytes(tarball: Buffer, limits: ArchiveLimits): AsyncGenerator<Buffer> {
-  const gzipped = tarball.length >= 2 && tarball[0] === 0x1f && tarball[1] === 0x8b
-  if (!gzipped) {
-    if (tarball.length > limits.maxUnpackedBytes) throw refused({ entry: "(the archive)", rule: `unpacked size over the ${mib(limits.maxUnpackedBytes)} cap` })
-    yield tarball
-    return
-  }
-  const gunzip = createGunzip({ chunkSize: 64 * 1024 })
-  gunzip.end(tarball)
-  let total = 0
-  try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+/** Counts the tar stream's bytes against the unpacked cap as they come out of gunzip. */
+const capped = (limits: ArchiveLimits) =>
+  async function* (source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    let total = 0
+    for await (const chunk of source) {
       total += chunk.length
       // A few tar blocks of slack: the end-of-archive padding can run past the sum of entry sizes.
       if (total > limits.maxUnpackedBytes + 1024 * 1024) {
@@ -136,23 +130,25 @@ async function* tarBytes(tarball: Buffer, limits: ArchiveLimits): AsyncGenerator
       }
       yield chunk
     }
-  } catch (error) {
-    if (error instanceof NpmProblem) throw error
-    throw refused({ entry: "(the archive)", rule: `not a valid gzip stream (${(error as Error).message})` })
-  } finally {
-    gunzip.destroy()
   }
-}
 
 type TarModule = typeof import("tar")
 type TarStream = { write: (chunk: Buffer) => boolean; end: () => unknown; on: (event: string, listener: (...args: Array<any>) => void) => unknown } // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/** Why the sink stopped taking bytes: the caller's finding or the tar stream's error, reported after it has ended. */
+const STOPPED = new Error("stopped")
+
 /**
- * Feeds the tar bytes to a node-tar stream until it ends or something was refused;
- * `stop()` returns the first finding of the caller's checks. The stream is always
- * ended and waited for, so no write is still pending when the caller discards staging.
+ * Streams the tarball (gunzipped when gzipped, counted against the cap) into a
+ * node-tar stream until it ends or something was refused; `stop()` returns the
+ * first finding of the caller's checks and is asked before every chunk, after
+ * `beside` has seen it. node-tar's streams are not Node streams, so the pipeline
+ * ends in a Writable that feeds one. The tar stream is always ended and waited
+ * for, so no write is still pending when the caller discards staging.
  */
 const pump = async (tarball: Buffer, limits: ArchiveLimits, stream: TarStream, stop: () => Finding | undefined, beside?: (chunk: Buffer) => void): Promise<void> => {
+  const gzipped = tarball.length >= 2 && tarball[0] === 0x1f && tarball[1] === 0x8b
+  if (!gzipped && tarball.length > limits.maxUnpackedBytes) throw refused({ entry: "(the archive)", rule: `unpacked size over the ${mib(limits.maxUnpackedBytes)} cap` })
   let failure: Error | undefined
   stream.on("error", (error: Error) => {
     failure ??= error
@@ -163,23 +159,39 @@ const pump = async (tarball: Buffer, limits: ArchiveLimits, stream: TarStream, s
     stream.on("end", () => resolve())
     stream.on("error", () => void setTimeout(resolve, 250))
   })
+  const sink = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      beside?.(chunk)
+      if (stop() !== undefined || failure !== undefined) return done(STOPPED)
+      if (stream.write(chunk) || failure !== undefined) return done()
+      void Promise.race([once(stream as never, "drain"), finished]).then(() => done(), () => done())
+    },
+    final: (done) => {
+      stream.end()
+      void finished.then(() => done())
+    }
+  })
+  let gzipError: Error | undefined
   let thrown: unknown
   try {
-    for await (const chunk of tarBytes(tarball, limits)) {
-      beside?.(chunk)
-      if (stop() !== undefined || failure !== undefined) break
-      if (!stream.write(chunk) && failure === undefined) await Promise.race([once(stream as never, "drain"), finished])
+    if (gzipped) {
+      const gunzip = createGunzip({ chunkSize: 64 * 1024 }).once("error", (error: Error) => void (gzipError = error))
+      await pipeline(Readable.from([tarball]), gunzip, capped(limits), sink)
+    } else {
+      await pipeline(Readable.from([tarball]), capped(limits), sink)
     }
   } catch (error) {
-    thrown = error
+    if (error !== STOPPED) thrown = error
   }
-  const stopped = thrown !== undefined || stop() !== undefined || failure !== undefined
-  try {
-    stream.end()
-  } catch {
-    // an aborted parser may refuse more input; it is done either way
+  if (thrown !== undefined || stop() !== undefined || failure !== undefined) {
+    try {
+      stream.end()
+    } catch {
+      // an aborted parser may refuse more input; it is done either way
+    }
+    await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 2_000))])
   }
-  await (stopped ? Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 2_000))]) : finished)
+  if (thrown !== undefined && thrown === gzipError) throw refused({ entry: "(the archive)", rule: `not a valid gzip stream (${gzipError.message})` })
   if (thrown !== undefined) throw thrown
   const finding = stop()
   if (finding !== undefined) throw refused(finding)
