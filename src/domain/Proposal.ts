@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { sha256Hex } from "./Digest.js"
 import type { Diagnostic } from "./Diagnostic.js"
 import type { FileChange } from "./FileChange.js"
 
@@ -102,7 +102,7 @@ export type FileAction = "create" | "update" | "delete"
 export const actionOf = (change: FileChange): FileAction =>
   change.delete === true ? "delete" : change.beforeHash === null ? "create" : "update"
 
-export const sha256Hex = (bytes: string | Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
+export { sha256Hex }
 
 /** The engine's record of a change that was applied by a run we did not see finish (recovery): backups are named by the replaced bytes' hash. */
 export const appliedFileOf = (change: FileChange): AppliedFile => ({

@@ -1,8 +1,8 @@
 import { Clock, Data, Effect, Either } from "effect"
-import { createHash } from "node:crypto"
 import * as path from "node:path"
 import type { FileUnreadable } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
+import { sha256Hex } from "../domain/Digest.js"
 import { NotFound, UsageError } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
 import { parse, resolveShortRef, toStored, type QualifiedRef } from "../domain/Ref.js"
@@ -121,7 +121,7 @@ export const copyUtility = Effect.fn("usage.copyUtility")(function* (ref: string
 })
 
 /** The cache key of a text that is not a whole file (a section, a card). */
-export const textHash = (text: string): string => createHash("sha256").update(text).digest("hex")
+export const textHash = (text: string): string => sha256Hex(text)
 
 /** bytes / 4: the estimate search uses when no exact count is cached. */
 const estimateTokens = (bytes: number): number => Math.ceil(bytes / 4)

@@ -1,12 +1,14 @@
-import { createHash, hash } from "node:crypto"
+import { hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import ignore, { type Ignore } from "ignore"
 import { FileUnreadable, type BundleInfo, type FileMeta, type ProbeContext, type ValidateContext } from "../../domain/Adapter.js"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
+import { sha256Hex } from "../../domain/Digest.js"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
+import { decodeUtf8 } from "../../domain/Utf8.js"
 import { BundleFiles, type ContentHash, type WalkOptions, type WalkResult } from "../../services/BundleFiles.js"
 
 /** Files above this are never listed or read (spec 03 §1.1). */
@@ -85,16 +87,10 @@ const realPathIfInside = (realRoot: string, onDisk: string): string | undefined 
   }
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
 /** Decodes bytes as text: refuses NUL bytes (binary) and invalid UTF-8. */
 const decodeText = (relative: string, bytes: Uint8Array): string | FileUnreadable => {
   if (bytes.indexOf(0) !== -1) return new FileUnreadable(relative, "binary", `${relative} is binary (it contains NUL bytes)`)
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    return new FileUnreadable(relative, "invalid-encoding", `${relative} is not valid UTF-8 text`)
-  }
+  return decodeUtf8(bytes) ?? new FileUnreadable(relative, "invalid-encoding", `${relative} is not valid UTF-8 text`)
 }
 
 const tooLarge = (relative: string, size: number) =>
@@ -428,15 +424,14 @@ const hashFiles = (root: string, paths: ReadonlyArray<string>, known?: ReadonlyM
     const one = digestOf(paths[0]!)
     return { hash: one.digest.toString("hex"), bytes: one.size }
   }
-  const digest = createHash("sha256")
+  const parts: Array<string | Uint8Array> = []
   let bytes = 0
   for (const requested of paths) {
     const file = digestOf(requested)
-    digest.update(`${file.relative}\0${file.size}\0`)
-    digest.update(file.digest)
+    parts.push(`${file.relative}\0${file.size}\0`, file.digest)
     bytes += file.size
   }
-  return { hash: digest.digest("hex"), bytes }
+  return { hash: sha256Hex(parts), bytes }
 }
 
 /** One file's text by its bundle-relative path, contained in the real root. */

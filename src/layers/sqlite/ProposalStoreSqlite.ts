@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { sha256Hex, type AppliedFile, type ChangeClass, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
+import { decodeUtf8 } from "../../domain/Utf8.js"
 import { ProposalStore, type ProposalOutcome, type ProposalSummary } from "../../services/ProposalStore.js"
 import type { StateStoreError } from "../../services/StateStore.js"
 import { immediateTransaction } from "./Database.js"
@@ -52,7 +53,6 @@ interface AppliedRow {
   readonly backup: string | null
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const encoder = new TextEncoder()
 
 const bytesOf = (after: string | Uint8Array): Uint8Array => (typeof after === "string" ? encoder.encode(after) : after)
@@ -69,7 +69,16 @@ const toChange = (filename: string) => (row: ChangeRow): FileChange | WorkspaceU
       hint: "run `akm health`; reject the proposal and make it again"
     })
   }
-  return { ...base, after: row.after_kind === "text" ? utf8.decode(bytes) : bytes }
+  if (row.after_kind !== "text") return { ...base, after: bytes }
+  const text = decodeUtf8(bytes)
+  if (text === undefined) {
+    return new WorkspaceUnavailable({
+      path: filename,
+      reason: `the stored text of ${row.bundle}/${row.path} in proposal ${row.proposal_id} is not valid UTF-8`,
+      hint: "run `akm health`; reject the proposal and make it again"
+    })
+  }
+  return { ...base, after: text }
 }
 
 const toApplied = (row: AppliedRow): AppliedFile => ({

@@ -1,6 +1,7 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff"
 import { Effect } from "effect"
 import { actionOf, sha256Hex, type FileAction, type Proposal } from "../../domain/Proposal.js"
+import { decodeUtf8 } from "../../domain/Utf8.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { Transaction } from "../../services/Transaction.js"
 import { resolveBundle } from "../scan.js"
@@ -21,17 +22,11 @@ export interface FileDiff {
   readonly note?: string
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
 /** Text when the bytes are UTF-8 without NUL, else undefined (binary). */
 const textOf = (bytes: string | Uint8Array): string | undefined => {
   if (typeof bytes === "string") return bytes
   if (bytes.includes(0)) return undefined
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    return undefined
-  }
+  return decodeUtf8(bytes)
 }
 
 /** The old side of a change: its text, binary, or undefined when no copy of the bytes is left. */

@@ -5,6 +5,7 @@ import type { AuthoringRefused } from "../../domain/Adapter.js"
 import { ConfigInvalid, Conflict, UsageError } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
 import { autoApplies, autoApplyPolicy, shortId, type ProposalStatus } from "../../domain/Proposal.js"
+import { decodeUtf8 } from "../../domain/Utf8.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { ValidationFailed } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
@@ -110,14 +111,8 @@ export const localFile = (given: string, caller: { readonly cwd: string; readonl
 /** The walk's per-file limit: a bigger file could not be indexed anyway. */
 const MAX_LOCAL_BYTES = 10 * 1024 * 1024
 
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-
 /** UTF-8 text of the bytes, or undefined when they are not text. */
 export const decodeText = (bytes: Uint8Array): string | undefined => {
   if (bytes.includes(0)) return undefined
-  try {
-    return utf8.decode(bytes)
-  } catch {
-    return undefined
-  }
+  return decodeUtf8(bytes)
 }

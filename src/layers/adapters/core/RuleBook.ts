@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { createHash } from "node:crypto"
 import { AuthoringRefused, type AdapterRule, type AuthoringContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
+import { sha256Hex as sha256 } from "../../../domain/Digest.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 
 /**
@@ -71,7 +71,7 @@ export const makeRuleBook = (rules: ReadonlyArray<RuleRow>): RuleBook => {
   }
 }
 
-export const sha256 = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex")
+export { sha256 }
 
 /** JSON with object keys sorted at every depth, so equal data always hashes equal (R-AD-2). */
 export const stableJson = (value: unknown): string =>

@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Either, Schema } from "effect"
+import { decodeUtf8 } from "../../../domain/Utf8.js"
 import { fsyncDirectory } from "../atomicWrite.js"
 import { writeJsonDurably } from "./FileOps.js"
 import { readIfExists } from "./Target.js"
@@ -97,9 +98,11 @@ export const writeRetireRecord = (txnDir: string, record: RetireRecord): void =>
 const readRecord = <A, I>(schema: Schema.Schema<A, I>, file: string): A | undefined | string => {
   const bytes = readIfExists(file)
   if (bytes === undefined) return undefined
+  const text = decodeUtf8(bytes)
+  if (text === undefined) return `${file} is not valid JSON (not UTF-8 text)`
   let json: unknown
   try {
-    json = JSON.parse(new TextDecoder().decode(bytes))
+    json = JSON.parse(text)
   } catch {
     return `${file} is not valid JSON`
   }

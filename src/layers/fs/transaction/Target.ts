@@ -1,12 +1,12 @@
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { sha256Hex as sha256 } from "../../../domain/Digest.js"
 
 /** Transaction ids name directories under $DATA/txn/, so they are plain names. */
 export const idProblem = (id: string): string | undefined =>
   /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(id) ? undefined : "a transaction id is 1–128 letters, digits, '.', '_' or '-', starting with a letter or digit"
 
-export const sha256 = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
+export { sha256 }
 
 export const isHash = (value: string): boolean => /^[0-9a-f]{64}$/.test(value)
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { sha256Hex } from "../../../domain/Digest.js"
 
 /**
  * Where a crawled page is written inside the snapshot: derived from the URL
@@ -12,7 +12,7 @@ import { createHash } from "node:crypto"
 const PAGE_EXTENSIONS = /\.(html?|xhtml|md|markdown|txt|php|aspx?|jsp)$/i
 const MAX_SEGMENT = 80
 
-const shortHash = (text: string, length = 8): string => createHash("sha256").update(text).digest("hex").slice(0, length)
+const shortHash = (text: string, length = 8): string => sha256Hex(text).slice(0, length)
 
 const decodeSegment = (segment: string): string => {
   try {

@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { createHash } from "node:crypto"
+import { sha256Hex } from "../../../domain/Digest.js"
 import { MANIFEST_PATH, readManifest, type SnapshotPage } from "../../adapters/website-snapshot/manifest.js"
 
 /**
@@ -23,7 +23,7 @@ export interface PreviousSnapshot {
   readonly pages: ReadonlyMap<string, { readonly entry: SnapshotPage; readonly file: string }>
 }
 
-export const sha256Hex = (text: string | Uint8Array): string => createHash("sha256").update(text).digest("hex")
+export { sha256Hex }
 
 /** 2026-05-01T10:00:00.123Z → 20260501T100000.123Z */
 const compactUtc = (epochMs: number): string => new Date(epochMs).toISOString().replace(/[-:]/g, "")
