@@ -267,6 +267,7 @@ describe("malicious tarballs are refused before anything is used (spec 10 §3)",
       registry.publish(name, "1.0.0", testCase.tarball(escapeTo))
       const error = await failure(name, { package: name }, {}, testCase.limits ?? {})
       expect(error.reason).toMatch(/^tarball refused: /)
+      expect(error.reason.match(/tarball refused/g), error.reason).toHaveLength(1) // one finding, not one wrapped in another
       expect(error.reason).toMatch(testCase.rule)
       expect(error.hint).toContain("nothing was installed")
       // Whole tarball refused: no revision folder, no staging folder, nothing written outside.

@@ -167,7 +167,11 @@ const pump = async (tarball: Buffer, limits: ArchiveLimits, stream: TarStream, s
       void Promise.race([once(stream as never, "drain"), finished]).then(() => done(), () => done())
     },
     final: (done) => {
-      stream.end()
+      try {
+        stream.end()
+      } catch {
+        // an aborted parser may refuse more input; its error is reported below
+      }
       void finished.then(() => done())
     }
   })
@@ -191,6 +195,8 @@ const pump = async (tarball: Buffer, limits: ArchiveLimits, stream: TarStream, s
     }
     await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, 2_000))])
   }
+  if (thrown instanceof NpmProblem) throw thrown
+  // pipeline destroys gunzip with whatever failed first, so only an error of its own is a gzip problem.
   if (thrown !== undefined && thrown === gzipError) throw refused({ entry: "(the archive)", rule: `not a valid gzip stream (${gzipError.message})` })
   if (thrown !== undefined) throw thrown
   const finding = stop()
