@@ -60,6 +60,21 @@ describe("ProposalStoreSqlite", () => {
       expect(JSON.stringify(read)).toContain("do not match their hash")
     }))
 
+  it.scoped("stored text that is not UTF-8 (its hash recomputed to match) is refused with a clear error, not a crash", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir("proposals-not-utf8"), "state.db")
+      const stateDb = yield* makeStateDb(file)
+      const p = pending("notes")
+      const store = yield* makeProposalStore(file)
+      yield* store.create(p)
+      const sql = yield* stateDb.client
+      const bytes = Buffer.from([0x61, 0xff, 0x62])
+      yield* sql`UPDATE proposal_changes SET after = ${bytes}, after_hash = ${sha256Hex(bytes)} WHERE proposal_id = ${p.id}`
+      const read = yield* Effect.exit(store.get(p.id))
+      expect(Exit.isFailure(read)).toBe(true)
+      expect(JSON.stringify(read)).toContain("is not valid UTF-8")
+    }))
+
   it.effect("a status outside the lifecycle is refused by the schema", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
