@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkAddress } from "../../../src/layers/materializers/website/AddressPolicy.js"
+import { checkAddress } from "../../../src/layers/http/AddressPolicy.js"
 import {
   defaultFetchPolicy,
   type FetchFailed,
@@ -12,7 +12,7 @@ import {
   type SafeFetch,
   type SafeFetchPolicy,
   type SafeResponse
-} from "../../../src/layers/materializers/website/SafeFetch.js"
+} from "../../../src/layers/http/SafeHttp.js"
 import { html, redirect, respond, stall, startServer, type TestServer } from "../../support/httpTestServer.js"
 
 /** Runs a fetch, giving back the response or the typed failure. */
