@@ -21,7 +21,7 @@ const index = {
 }
 
 const configure = (w: Workspace, registries: ReadonlyArray<Record<string, string>>) =>
-  writeFileSync(join(w.configDir, "config.yaml"), `registries:\n${registries.map((r) => `  - ${JSON.stringify(r)}`).join("\n")}\n`)
+  writeFileSync(join(w.configDir, "config.yaml"), `website:\n  allowHosts: ["127.0.0.1"]\nregistries:\n${registries.map((r) => `  - ${JSON.stringify(r)}`).join("\n")}\n`)
 
 describe("akm registry search", () => {
   const workspace = makeWorkspace()
