@@ -46,7 +46,10 @@ export const checkHttpUrl = (url: string, what: string): URL => {
 /** The bundle HTTP client's failures in the npm materializer's words. */
 const asNpmProblem = (error: unknown, url: string, options: GetOptions): NpmProblem => {
   if (error instanceof NpmProblem) return error
-  if (error instanceof FetchRefused) return new NpmProblem({ reason: `${options.what}: ${url} refused: ${error.reason}`, hint: error.hint })
+  if (error instanceof FetchRefused) {
+    const hop = error.url === url ? "" : ` (redirected to ${error.url})`
+    return new NpmProblem({ reason: `${options.what}: ${url} refused${hop}: ${error.reason}`, hint: error.hint })
+  }
   if (error instanceof FetchFailed) {
     if (error.tooLarge === true) {
       return new NpmProblem({
