@@ -342,6 +342,8 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
       timedOut = true
       controller.abort()
     }, timeoutMs)
+    // A request in flight keeps the process alive through its socket; the deadline alone must not (a body left unread).
+    timer.unref()
     const onInterrupt = () => controller.abort()
     interrupt?.addEventListener("abort", onInterrupt)
     const state: RequestState = {
