@@ -84,7 +84,7 @@ const at = (url: string, failedAt: string): string => (failedAt === url ? "" : `
 
 const fetchProblem = (url: string, error: FetchRefused | FetchFailed): Problem =>
   error._tag === "FetchRefused"
-    ? { code: "page-refused", message: `refused (${error.rule}): ${error.reason}${at(url, error.url)}`, hint: error.rule === "R-WEB-5" ? ROBOTS_HINT : error.hint }
+    ? { code: "page-refused", message: `refused: ${error.reason}${at(url, error.url)}`, hint: error.rule === "R-WEB-5" ? ROBOTS_HINT : error.hint }
     : {
       // The safe client words the body cap as "page larger than <cap>".
       code: error.reason.startsWith("page larger than") ? "page-too-large" : "page-failed",
@@ -127,11 +127,11 @@ const explainRobots = (fetch: SafeFetch, startUrl: string): Effect.Effect<Proble
       onFailure: (error): Problem =>
         error._tag === "FetchRefused"
           ? fetchProblem(error.url, error)
-          : { code: "robots-disallowed", message: `cannot fetch ${robotsUrl}: ${error.reason}; without it nothing may be crawled (R-WEB-5)`, hint: NETWORK_HINT },
+          : { code: "robots-disallowed", message: `cannot fetch ${robotsUrl}: ${error.reason}; without it nothing may be crawled`, hint: NETWORK_HINT },
       onSuccess: ({ status }): Problem =>
         status === 429 || status >= 500
-          ? { code: "robots-disallowed", message: `robots.txt answered HTTP ${status}, which R-WEB-5 reads as "disallow all"`, hint: "try again later, when the site answers normally" }
-          : { code: "robots-disallowed", message: "robots.txt does not allow fetching the start page (R-WEB-5)", hint: ROBOTS_HINT }
+          ? { code: "robots-disallowed", message: `robots.txt answered HTTP ${status}, which akm reads as "disallow all"`, hint: "try again later, when the site answers normally" }
+          : { code: "robots-disallowed", message: "robots.txt does not allow fetching the start page", hint: ROBOTS_HINT }
     })
   )
 }
