@@ -123,7 +123,7 @@ export interface SafeFetch {
   readonly fetch: (url: string, init?: SafeRequestInit) => Effect.Effect<SafeResponse, FetchRefused | FetchFailed>
   /** One request, body streamed (capped); rejects with FetchRefused or FetchFailed. For adapters over promises (isomorphic-git, npm). */
   readonly open: (url: string, init?: SafeRequestInit, signal?: AbortSignal) => Promise<SafeStream>
-  /** Closes the connection pool. */
+  /** Closes the connection pool, dropping any answer still unread (callers close when they are done). */
   readonly close: Effect.Effect<void>
 }
 
@@ -443,7 +443,8 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
     close: Effect.promise(async () => {
       const pending = agent
       agent = undefined
-      if (pending !== undefined) await (await pending).close()
+      // destroy, not close: close waits for every body to be read, and a caller that stopped reading one (isomorphic-git) would hang it.
+      if (pending !== undefined) await (await pending).destroy()
     })
   }
 }
