@@ -1,8 +1,8 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Effect, Option } from "effect"
+import { BundleHttpClientLive } from "../layers/http/BundleHttpClient.js"
 import { registrySearch, type RegistrySearchResult } from "../programs/registry/search.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
@@ -38,8 +38,8 @@ const search = Command.make(
   (o) =>
     runCommand(
       o,
-      // The HTTP client (global fetch) is only built for this command.
-      registrySearch({ query: o.query, registry: Option.getOrUndefined(o.registry) }).pipe(Effect.provide(FetchHttpClient.layer)),
+      // The bundle HTTP client (address policy, website.allowHosts) is only built for this command.
+      registrySearch({ query: o.query, registry: Option.getOrUndefined(o.registry) }).pipe(Effect.provide(BundleHttpClientLive())),
       searchView,
       (r) => (r.ok ? 0 : 1)
     )

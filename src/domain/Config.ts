@@ -20,7 +20,9 @@ export const FilesystemSource = Schema.Struct({
 export const GitSource = Schema.Struct({
   kind: Schema.Literal("git"),
   url: Schema.String.pipe(Schema.minLength(1)),
-  ref: Schema.optional(Schema.String)
+  ref: Schema.optional(Schema.String),
+  /** Plain http:// allowed (--allow-insecure), repeated by `bundle update`. */
+  allowInsecure: Schema.optional(Schema.Boolean)
 })
 export const NpmSource = Schema.Struct({
   kind: Schema.Literal("npm"),

@@ -8,7 +8,7 @@ export interface SourceOptions {
   /** Materialize a pinned copy of a local git checkout instead of using it in place. */
   readonly git?: boolean | undefined
   readonly ref?: string | undefined
-  /** Allow a website over plain http (R-WEB-1); refused for every other kind. */
+  /** Allow a website or a git repository over plain http (R-WEB-1); refused for every other kind. */
   readonly allowInsecure?: boolean | undefined
 }
 
@@ -39,8 +39,18 @@ const checkFlags = (text: string, source: BundleSource, options: SourceOptions):
       hint: source.kind === "filesystem" ? "add --git to pin a copy of a local checkout at that ref" : "drop --ref"
     }))
   }
-  if (options.allowInsecure === true && source.kind !== "website") {
-    return Either.left(new UsageError({ message: "--allow-insecure applies to website sources only", hint: "drop --allow-insecure, or add --website for a site served over plain http" }))
+  if (options.allowInsecure === true && source.kind !== "website" && !(source.kind === "git" && /^http:\/\//i.test(source.url))) {
+    return Either.left(new UsageError({
+      message: source.kind === "git" ? "--allow-insecure applies to plain http:// URLs only" : "--allow-insecure applies to websites and git repositories over plain http:// only",
+      hint: "drop --allow-insecure, or add --website for a site served over plain http"
+    }))
+  }
+  if (source.kind === "git") {
+    // R-WEB-1 for git as for websites: over plain http anyone in between could change what gets installed.
+    if (/^http:\/\//i.test(source.url) && options.allowInsecure !== true) {
+      return Either.left(new UsageError({ message: `${source.url} is plain http`, hint: "use the repository's https:// URL, or pass --allow-insecure if you trust the network between you and the server" }))
+    }
+    return Either.right(options.allowInsecure === true ? { ...source, allowInsecure: true } : source)
   }
   if (source.kind !== "website") return Either.right(source)
   if (!/^https?:\/\//i.test(source.url)) {
@@ -49,10 +59,10 @@ const checkFlags = (text: string, source: BundleSource, options: SourceOptions):
   const url = parseUrl(source.url)
   if (url === undefined) return Either.left(new UsageError({ message: `'${source.url}' is not a valid URL`, hint: "e.g. akm bundle add --website https://docs.example.com/" }))
   if (url.username !== "" || url.password !== "") {
-    return Either.left(new UsageError({ message: "website URLs with credentials are refused (R-WEB-1)", hint: "remove the user:password@ part; akm never sends credentials to a crawled site" }))
+    return Either.left(new UsageError({ message: "website URLs with credentials are refused", hint: "remove the user:password@ part; akm never sends credentials to a crawled site" }))
   }
   if (url.protocol === "http:" && options.allowInsecure !== true) {
-    return Either.left(new UsageError({ message: `${source.url} is plain http (R-WEB-1)`, hint: "use https://, or pass --allow-insecure if you trust the network between you and the site" }))
+    return Either.left(new UsageError({ message: `${source.url} is plain http`, hint: "use https://, or pass --allow-insecure if you trust the network between you and the site" }))
   }
   return Either.right(options.allowInsecure === true ? { ...source, allowInsecure: true } : source)
 }

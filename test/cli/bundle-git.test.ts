@@ -72,11 +72,27 @@ describe("akm bundle add with git sources", () => {
     expect(readdirSync(join(sources(), "kb-v1", tagged, "guides"))).toEqual(["deploy.md"])
   })
 
-  it("a repository from a smart-HTTP server: cloned into the cache, listed with its sha, searchable", async () => {
+  it("a plain http repository at 127.0.0.1: refused without --allow-insecure, then by the address policy naming the address, with no cache left (R-WEB-1, R-WEB-2)", async () => {
     const url = server.url("team.git")
-    const r = await workspace.run(["bundle", "add", url])
+    const insecure = await workspace.run(["bundle", "add", url])
+    expect(insecure.code).not.toBe(0)
+    expect(insecure.stderr).toContain("plain http")
+    expect(insecure.stderr).toContain("--allow-insecure")
+    const refused = await workspace.run(["bundle", "add", url, "--allow-insecure"])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain("127.0.0.1 is a loopback address")
+    expect(refused.error().error.hint).toContain('add "127.0.0.1" to website.allowHosts in config.yaml')
+    expect(existsSync(join(sources(), "team"))).toBe(false)
+    expect(await listed("team")).toBeUndefined()
+  })
+
+  it("a repository from a smart-HTTP server (host in website.allowHosts, --allow-insecure saved): cloned into the cache, listed with its sha, searchable", async () => {
+    const url = server.url("team.git")
+    const set = await workspace.run(["config", "set", "website.allowHosts", '["127.0.0.1"]'])
+    expect(set.code, set.stderr).toBe(0)
+    const r = await workspace.run(["bundle", "add", url, "--allow-insecure"])
     expect(r.code, r.stderr).toBe(0)
-    expect(await listed("team")).toMatchObject({ source: { kind: "git", url }, revision: team.sha(), root: join(sources(), "team", team.sha()) })
+    expect(await listed("team")).toMatchObject({ source: { kind: "git", url, allowInsecure: true }, revision: team.sha(), root: join(sources(), "team", team.sha()) })
     expect(readdirSync(join(sources(), "team")).sort()).toEqual([".git-cache", team.sha()].sort())
     expect(await hitPaths("quetzalcoatl")).toContain(join(sources(), "team", team.sha(), "notes", "onboarding.md"))
   })

@@ -28,7 +28,8 @@ beforeAll(async () => {
     { path: "package/README.md", content: "# fine\n" },
     { path: "package/../../../escape.md", content: "pwned\n" }
   ]))
-  workspace.folder("config", { "config.yaml": `npm:\n  registry: "${registry.url}"\n` })
+  // The local registry is on 127.0.0.1: allowed the way a user allows a trusted host (R-WEB-2).
+  workspace.folder("config", { "config.yaml": `npm:\n  registry: "${registry.url}"\nwebsite:\n  allowHosts: ["127.0.0.1"]\n` })
 })
 
 afterAll(async () => {

@@ -85,13 +85,14 @@ describe("akm bundle add --website", () => {
 })
 
 describe("akm bundle add --website without website.allowHosts", () => {
-  it("refuses the local server, naming R-WEB-2, and records nothing", async () => {
+  it("refuses the local server, naming the address class, and records nothing (R-WEB-2)", async () => {
     const ws = makeWorkspace()
     const server = await startServer(routes)
     try {
       const add = await ws.run(["bundle", "add", `${server.url}/`, "--website", "--allow-insecure", "--name", "docs"])
       expect(add.code).not.toBe(0)
-      expect(add.stderr).toContain("R-WEB-2")
+      expect(add.stderr).toContain("127.0.0.1 is a loopback address")
+      expect(add.stderr).not.toContain("R-WEB")
       expect(add.stderr).toContain("website.allowHosts")
       expect(server.requests).toEqual([])
       expect((await ws.run(["bundle", "list", "--format", "json"])).json().bundles).toEqual([])

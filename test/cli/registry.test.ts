@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { installCommand, matchHits, staticHits } from "../../src/domain/Registry.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { respond, startServer, type TestServer } from "../support/httpTestServer.js"
+import { redirect, respond, startServer, type TestServer } from "../support/httpTestServer.js"
 
 // akm registry search (spec 02 §3): static JSON indexes and the npm search API, on a local server.
 
@@ -20,8 +20,12 @@ const index = {
   ]
 }
 
-const configure = (w: Workspace, registries: ReadonlyArray<Record<string, string>>) =>
-  writeFileSync(join(w.configDir, "config.yaml"), `registries:\n${registries.map((r) => `  - ${JSON.stringify(r)}`).join("\n")}\n`)
+/** The test server is on 127.0.0.1: allowed the way a user allows a trusted host (website.allowHosts), unless `allowLoopback` is false. */
+const configure = (w: Workspace, registries: ReadonlyArray<Record<string, string>>, allowLoopback = true) =>
+  writeFileSync(
+    join(w.configDir, "config.yaml"),
+    `${allowLoopback ? 'website:\n  allowHosts: ["127.0.0.1"]\n' : ""}registries:\n${registries.map((r) => `  - ${JSON.stringify(r)}`).join("\n")}\n`
+  )
 
 describe("akm registry search", () => {
   const workspace = makeWorkspace()
@@ -34,6 +38,7 @@ describe("akm registry search", () => {
     server = await startServer({
       "/index.json": json(index),
       "/not-an-index.json": json({ items: [] }),
+      "/moved.json": redirect("http://169.254.169.254/latest/meta-data/"),
       "/-/v1/search": json({
         objects: [
           { package: { name: "@acme/agent-skills", description: "Skills for agents", keywords: ["akm-bundle", "skills"] } },
@@ -101,6 +106,21 @@ describe("akm registry search", () => {
     const r = await workspace.run(["registry", "search", "x", "--registry", "nope"])
     expect(r.code).toBe(1)
     expect(r.error().error).toMatchObject({ code: "not_found", hint: expect.stringContaining("team, npm") })
+  })
+
+  it("registries go through the bundle HTTP client: 127.0.0.1 refused without website.allowHosts, a redirect to the metadata address refused with it (R-WEB-2, R-WEB-3)", async () => {
+    const requests = server.requests.length
+    configure(workspace, [{ name: "team", url: `${server.url}/index.json` }], false)
+    const refused = await workspace.run(["registry", "search", "kubernetes"])
+    expect(refused.code).toBe(1)
+    expect(refused.error().error).toMatchObject({ code: "registry_unavailable", message: expect.stringContaining("127.0.0.1 is a loopback address") })
+    expect(refused.error().error.hint).toContain('add "127.0.0.1" to website.allowHosts in config.yaml')
+    expect(server.requests.length).toBe(requests)
+
+    configure(workspace, [{ name: "moved", url: `${server.url}/moved.json` }])
+    const bounced = await workspace.run(["registry", "search", "kubernetes"])
+    expect(bounced.code).toBe(1)
+    expect(bounced.error().error.message).toContain("169.254.169.254 is a link-local address")
   })
 
   it("an unreachable registry is an error naming its URL (exit 1)", async () => {

@@ -73,6 +73,12 @@ describe("parseSource (spec 02 §1)", () => {
     expect(parsed("https://docs.example.com/", { website: true })).toEqual({ kind: "website", url: "https://docs.example.com/" })
   })
 
+  it("a plain http git URL needs --allow-insecure, which is recorded in the source so updates repeat it (R-WEB-1)", () => {
+    expect(refused("http://git.example.com/kb.git").hint).toContain("--allow-insecure")
+    expect(parsed("http://git.example.com/kb.git", { allowInsecure: true })).toEqual({ kind: "git", url: "http://git.example.com/kb.git", allowInsecure: true })
+    expect(parsed("https://git.example.com/kb.git")).toEqual({ kind: "git", url: "https://git.example.com/kb.git" })
+  })
+
   it("--allow-insecure lets a website use plain http and is recorded in the source (R-WEB-1)", () => {
     expect(parsed("http://docs.example.com/", { website: true, allowInsecure: true })).toEqual({ kind: "website", url: "http://docs.example.com/", allowInsecure: true })
     expect(parsed("website:http://docs.example.com/", { allowInsecure: true })).toEqual({ kind: "website", url: "http://docs.example.com/", allowInsecure: true })

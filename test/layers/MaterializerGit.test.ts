@@ -22,8 +22,8 @@ afterEach(() => {
   for (const dir of roots.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 })
 
-/** A temp workspace (cache, config folder, HOME for git) and a materializer pointed at it. */
-const harness = () => {
+/** A temp workspace (cache, config folder, HOME for git) and a materializer pointed at it; the local test server is allowed as a user would allow it. */
+const harness = (config: unknown = { website: { allowHosts: ["127.0.0.1"] } }) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-git-mat-")))
   roots.push(root)
   const home = path.join(root, "home")
@@ -36,7 +36,7 @@ const harness = () => {
     configDir,
     progress: (task, done, total) => Effect.sync(() => void progress.push({ task, done, total })),
     progressDone: () => Effect.void,
-    config: Effect.succeed(Schema.decodeUnknownSync(AkmConfig)({}))
+    config: Effect.succeed(Schema.decodeUnknownSync(AkmConfig)(config))
   })
   const run = (bundle: string, source: Omit<GitSource, "kind">): Promise<Either.Either<Materialized, MaterializeFailed>> =>
     Effect.runPromise(Effect.either(materializer.materialize(bundle, { kind: "git", ...source }, {})))

@@ -29,7 +29,7 @@ const context = (registryUrl: string): MaterializerContext => ({
   configDir: root,
   progress: (task, done, total) => Effect.sync(() => void progress.push({ task, done, total })),
   progressDone: () => Effect.void,
-  config: Effect.succeed({ bundles: {}, npm: { registry: registryUrl } } as AkmConfig)
+  config: Effect.succeed({ bundles: {}, npm: { registry: registryUrl }, website: { allowHosts: ["127.0.0.1"] } } as AkmConfig)
 })
 
 const run = (bundle: string, source: Omit<NpmSource, "kind">, options: MaterializeOptions = {}, limits: Partial<NpmLimits> = {}, registryUrl = registry.url) =>

@@ -76,7 +76,7 @@ materializerContract("git (local repository)", async () => {
 
 materializerContract("npm (local registry)", async () => {
   const registry = await startNpmRegistry()
-  const ws = workspace(`npm:\n  registry: ${registry.url}\n`)
+  const ws = workspace(`npm:\n  registry: ${registry.url}\nwebsite:\n  allowHosts: ["127.0.0.1"]\n`)
   registry.publish("kb", "1.0.0", packageTarball({ "package.json": JSON.stringify({ name: "kb", version: "1.0.0" }), "a.md": "# A\nfirst\n" }))
   let text = "first"
   return {

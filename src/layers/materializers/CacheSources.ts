@@ -20,8 +20,15 @@ export const makeStagingDir = (sourcesDir: string, bundle: string): string => {
   return dir
 }
 
+/** Removes a staging directory, and the bundle's cache folder when that leaves it empty (a failed first install leaves nothing). */
 export const discardStaging = (staging: string): void => {
   fs.rmSync(staging, { recursive: true, force: true })
+  const bundleDir = path.dirname(staging)
+  try {
+    if (fs.readdirSync(bundleDir).length === 0) fs.rmdirSync(bundleDir)
+  } catch {
+    // Gone already, or filled meanwhile by another revision: either way nothing empty is left.
+  }
 }
 
 /**

@@ -6,6 +6,10 @@ import type { BundleSource } from "../../domain/Config.js"
 import { sourceLocator } from "../../domain/Source.js"
 import { MaterializeFailed, type Materialized } from "../../services/Materializer.js"
 import { resolveUserPath } from "../fs/WorkspaceConfigFile.js"
+import type { HttpClient } from "isomorphic-git"
+import { bundleHttp } from "../http/BundleHttp.js"
+import { gitHttpPlugin } from "../http/GitHttpPlugin.js"
+import { FetchFailed, FetchRefused } from "../http/SafeHttp.js"
 import { bundleCacheDir, commitStaging, discardCache, discardStaging, existingRevision, makeStagingDir } from "./CacheSources.js"
 import { displayUrl, fetchRemote, isRemoteFailure } from "./git/FetchRemote.js"
 import { GitSourceProblem } from "./git/GitSourceProblem.js"
@@ -19,13 +23,15 @@ const GIT_CACHE = ".git-cache"
 
 type Location = { readonly kind: "local"; readonly dir: string } | { readonly kind: "remote"; readonly url: string }
 
-const loopback = new Set(["localhost", "127.0.0.1", "[::1]"])
+/** Limits of one request to a git server: a pack can be large and slow, but a stalled server fails. */
+const GIT_HTTP = { maxBytes: 2 * 1024 * 1024 * 1024, timeoutMs: 30 * 60_000, idleTimeoutMs: 60_000 } as const
 
 /**
  * Where a git source lives: a local repository (a path, relative to the
- * config file's folder, or a file:// URL) or a remote one over https. Plain
- * http is accepted only for this machine (a local test server): over a
- * network anyone in between could change what gets installed.
+ * config file's folder, or a file:// URL) or a remote one over http(s). The
+ * bundle HTTP client decides about a remote: plain http only with
+ * --allow-insecure (source.allowInsecure) or for a host in website.allowHosts,
+ * and the address policy for every host.
  */
 const locate = (url: string, configDir: string): Location => {
   if (/^file:/i.test(url)) {
@@ -35,12 +41,7 @@ const locate = (url: string, configDir: string): Location => {
       throw new GitSourceProblem(`'${url}' is not a local file:// URL`, "use file:///absolute/path/to/repo")
     }
   }
-  if (/^https:\/\//i.test(url)) return { kind: "remote", url }
-  if (/^http:\/\//i.test(url)) {
-    const host = URL.canParse(url) ? new URL(url).hostname : ""
-    if (loopback.has(host) || host.startsWith("127.")) return { kind: "remote", url }
-    throw new GitSourceProblem(`${displayUrl(url)} is plain http`, "use the repository's https:// URL")
-  }
+  if (/^https?:\/\//i.test(url)) return { kind: "remote", url }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || /^[^/\\]+@[^/\\]+:/.test(url)) {
     throw new GitSourceProblem(`unsupported git URL '${displayUrl(url)}'`, "use the repository's https:// URL, a file:// URL or a local path")
   }
@@ -52,6 +53,16 @@ const explain = (cause: unknown, location: Location | undefined): { reason: stri
   if (cause instanceof GitSourceProblem) return { reason: cause.reason, hint: cause.hint }
   const error = cause as { code?: string; message?: string; data?: { statusCode?: number; statusMessage?: string } } | null
   const where = location === undefined ? "the repository" : location.kind === "remote" ? displayUrl(location.url) : location.dir
+  // The bundle HTTP client's failures: named by the repository, and by the hop when a redirect led elsewhere.
+  if (cause instanceof FetchRefused || cause instanceof FetchFailed) {
+    const redirected = location?.kind === "remote" && URL.canParse(location.url) && URL.canParse(cause.url) && new URL(cause.url).origin !== new URL(location.url).origin
+    const at = redirected ? ` (redirected to ${displayUrl(cause.url)})` : ""
+    if (cause instanceof FetchRefused) return { reason: `${where} refused${at}: ${cause.reason}`, hint: cause.hint }
+    const code = /^network error \((\w+)\)$/.exec(cause.reason)?.[1]
+    if (code !== undefined) return { reason: `network error reaching ${where}${at}: ${code}`, hint: "check the URL and your network connection, then retry" }
+    if (cause.timedOut === true) return { reason: `${where} stopped answering${at} (${cause.reason})`, hint: "retry later" }
+    return { reason: `${where}${at}: ${cause.reason}`, hint: cause.tooLarge === true ? "akm caps what one git request may download; use a smaller repository" : "check the URL and your network connection, then retry" }
+  }
   const code = String(error?.code ?? "")
   if (code === "HttpError") {
     const status = error?.data?.statusCode
@@ -76,6 +87,7 @@ interface Run {
   readonly bundle: string
   readonly source: Extract<BundleSource, { kind: "git" }>
   readonly onProgress: (done: number, total?: number) => void
+  readonly http: HttpClient
 }
 
 /** Resolves the commit, then writes its tree into a fresh revision directory unless that revision is already cached. */
@@ -102,7 +114,7 @@ const openLocal = async (dir: string, ref: string | undefined) => {
 }
 
 const openRemote = async (run: Run, url: string) => {
-  const { repo, oid } = await fetchRemote(path.join(bundleCacheDir(run.sourcesDir, run.bundle), GIT_CACHE), url, run.source.ref, run.onProgress)
+  const { repo, oid } = await fetchRemote(run.http, path.join(bundleCacheDir(run.sourcesDir, run.bundle), GIT_CACHE), url, run.source.ref, run.onProgress)
   return { repo, commit: await peelToCommit(repo, oid, run.source.ref ?? "HEAD") }
 }
 
@@ -151,12 +163,15 @@ export const makeGitMaterializer = (ctx: MaterializerContext): SourceMaterialize
         if (firstInstall) discardQuietly(ctx.sourcesDir, bundle)
         return new MaterializeFailed({ bundle, source: displayUrl(source.url), ...explain(cause, location) })
       }
-      const run: Run = { sourcesDir: ctx.sourcesDir, configDir: ctx.configDir, bundle, source, onProgress: (done, total) => void runFork(ctx.progress(task, done, total)) }
+      const config = yield* Effect.mapError(ctx.config, (cause) =>
+        new MaterializeFailed({ bundle, source: displayUrl(source.url), reason: `cannot read the configuration: ${String((cause as Error)?.message ?? cause)}`, hint: "fix config.yaml (akm config validate)" }))
+      const client = yield* Effect.acquireRelease(Effect.sync(() => bundleHttp(config, { ...GIT_HTTP, allowInsecure: source.allowInsecure === true })), (c) => c.close)
+      const run: Run = { sourcesDir: ctx.sourcesDir, configDir: ctx.configDir, bundle, source, onProgress: (done, total) => void runFork(ctx.progress(task, done, total)), http: gitHttpPlugin(client) }
       const materialized = yield* Effect.try({ try: () => locate(source.url, ctx.configDir), catch: fail(undefined) }).pipe(
         Effect.flatMap((location) => Effect.tryPromise({ try: () => withFreshCacheOnce(run, location, () => materializeGit(run, location)), catch: fail(location) })),
         Effect.tapError(() => ctx.progressDone(task, "failed"))
       )
       yield* ctx.progressDone(task, materialized.revision?.slice(0, 12))
       return materialized
-    })
+    }).pipe(Effect.scoped)
 })

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import { sourceLocator } from "../../domain/Source.js"
 import { MaterializeFailed, type Materialized } from "../../services/Materializer.js"
+import { bundleHttp } from "../http/BundleHttp.js"
 import { bundleCacheDir, commitStaging, discardStaging, makeStagingDir, revisionDirName } from "./CacheSources.js"
 import { httpGet } from "./npm/HttpGet.js"
 import { expectedIntegrity, verifyIntegrity } from "./npm/Integrity.js"
@@ -53,8 +54,10 @@ export const makeNpmMaterializer = (ctx: MaterializerContext, overrides: Partial
           Effect.mapError(() => failed({ reason: "cannot read config.yaml for npm.registry", hint: "run `akm config list` to see what is wrong with config.yaml" }))
         )
         const base = registryBase(source.registry, config.npm?.registry)
+        // Plain http is allowed here: the registry is the user's choice, and every tarball is checked against its sha512.
+        const client = yield* Effect.acquireRelease(Effect.sync(() => bundleHttp(config, { allowInsecure: true })), (c) => c.close)
         const packument = yield* npm((signal) =>
-          fetchPackument(base, source.package, { maxBytes: limits.maxPackumentBytes, timeoutMs: limits.packumentTimeoutMs, signal })
+          fetchPackument(client, base, source.package, { maxBytes: limits.maxPackumentBytes, timeoutMs: limits.packumentTimeoutMs, signal })
         )
         const manifest = yield* Effect.try({ try: () => resolveVersion(packument, source.version), catch: (error) => failed(asProblem(error)) })
         const version = manifest.version
@@ -85,7 +88,7 @@ export const makeNpmMaterializer = (ctx: MaterializerContext, overrides: Partial
           Effect.runFork(ctx.progress(task, received, total))
         }
         const tarball = yield* npm((signal) =>
-          httpGet(manifest.tarball, {
+          httpGet(client, manifest.tarball, {
             accept: "application/octet-stream, */*",
             maxBytes: limits.maxTarballBytes,
             timeoutMs: limits.tarballTimeoutMs,
@@ -128,7 +131,7 @@ export const makeNpmMaterializer = (ctx: MaterializerContext, overrides: Partial
           })
         )
         return { root, revision: version, integrity, locator } satisfies Materialized
-      })
+      }).pipe(Effect.scoped)
   }
 }
 

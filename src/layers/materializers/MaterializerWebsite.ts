@@ -5,7 +5,7 @@ import { commitStaging, discardStaging, makeStagingDir } from "./CacheSources.js
 import type { MaterializerContext, SourceMaterializer } from "./SourceMaterializer.js"
 import { crawl, defaultCrawlLimits, type CrawlLimits } from "./website/Crawler.js"
 import { makeRobots } from "./website/Robots.js"
-import { defaultFetchPolicy, makeSafeFetch, type SafeFetchPolicy } from "./website/SafeFetch.js"
+import { defaultFetchPolicy, makeSafeFetch, type SafeFetchPolicy } from "../http/SafeHttp.js"
 import { readPreviousSnapshot, snapshotRevision, writeManifest } from "./website/Snapshot.js"
 
 /**

@@ -37,6 +37,29 @@ registries:
   - { name: team, url: https://kb.example.com/akm-index.json }
   - { name: npm, kind: npm, url: https://registry.npmjs.org }`
 
+const NETWORK_HINT = "check the URL and your network, or try again later"
+
+/** What the bundle HTTP client puts in a RequestError's cause (FetchRefused / FetchFailed); read by tag, programs import no layer. */
+interface SafeHttpCause {
+  readonly _tag: string
+  readonly reason: string
+  readonly hint?: string
+}
+
+const isSafeHttpCause = (cause: unknown): cause is SafeHttpCause =>
+  typeof cause === "object" && cause !== null && ["FetchRefused", "FetchFailed"].includes(String((cause as { _tag?: unknown })._tag)) && typeof (cause as { reason?: unknown }).reason === "string"
+
+/** The bundle HTTP client's refusal or failure, else the HttpClient error, as a reason and what to do. */
+const httpProblem = (error: HttpClientError): { reason: string; hint: string } => {
+  if (error._tag === "RequestError" && isSafeHttpCause(error.cause)) {
+    const cause = error.cause
+    if (cause._tag === "FetchRefused") return { reason: `refused: ${cause.reason}`, hint: cause.hint ?? NETWORK_HINT }
+    const code = /^network error \((\w+)\)$/.exec(cause.reason)?.[1]
+    return { reason: code === undefined ? `failed: ${cause.reason}` : `is unreachable (${code})`, hint: NETWORK_HINT }
+  }
+  return { reason: httpReason(error), hint: NETWORK_HINT }
+}
+
 const httpReason = (error: HttpClientError): string => {
   if (error._tag === "ResponseError") return error.reason === "StatusCode" ? `answered HTTP ${error.response.status}` : "sent an unreadable answer"
   // fetch wraps the socket error: "fetch failed" ← ECONNREFUSED/ENOTFOUND …
@@ -81,7 +104,10 @@ export const registrySearch = Effect.fn("registry.search")(function* (input: Reg
       yield* progress.update(`registry ${registry.name}`, 0)
       const body = yield* client.get(url, { headers: { accept: "application/json" } }).pipe(
         Effect.flatMap((response) => response.json),
-        Effect.mapError((e) => unavailable(httpReason(e), "check the URL and your network, or try again later")),
+        Effect.mapError((e) => {
+          const problem = httpProblem(e)
+          return unavailable(problem.reason, problem.hint)
+        }),
         Effect.timeoutFail({ duration: TIMEOUT, onTimeout: () => unavailable(`did not answer within ${TIMEOUT}`, "try again later") })
       )
       yield* progress.done(`registry ${registry.name}`)

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeRobots, productToken } from "../../../src/layers/materializers/website/Robots.js"
-import { defaultFetchPolicy, makeSafeFetch, type SafeFetch } from "../../../src/layers/materializers/website/SafeFetch.js"
+import { defaultFetchPolicy, makeSafeFetch, type SafeFetch } from "../../../src/layers/http/SafeHttp.js"
 import { type Handler, html, redirect, respond, startServer, text, type TestServer } from "../../support/httpTestServer.js"
 
 const servers: Array<TestServer> = []

@@ -1,19 +1,10 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as git from "isomorphic-git"
+import { FetchFailed, FetchRefused } from "../../http/SafeHttp.js"
 import { checkRefName, GitSourceProblem, refNotFound } from "./GitSourceProblem.js"
 import type { GitReader } from "./ResolveCommit.js"
 
-/** A stalled server fails the fetch instead of hanging the command (idle socket time, not total time). */
-const IDLE_TIMEOUT_MS = 60_000
-
-/** isomorphic-git's node transport, loaded on first use so node:http stays out of every other command's start-up. */
-const http: git.HttpClient = {
-  request: async (req) => {
-    const { request } = await import("isomorphic-git/http/node")
-    return request({ ...req, fetchOptions: { timeout: IDLE_TIMEOUT_MS, ...req.fetchOptions } })
-  }
-}
 
 /**
  * The local branch in the cache gitdir that remembers the last fetched commit,
@@ -42,17 +33,17 @@ export interface FetchProgress {
 
 /**
  * Fetches what `ref` names from a remote https repository into the cache gitdir
- * (a bare repository owned by akm) with isomorphic-git's node http transport,
+ * (a bare repository owned by akm) over `http` (the bundle HTTP client's plugin),
  * and returns the fetched object id (a commit, or an annotated tag to peel).
  * A branch or tag is fetched alone at depth 1; a commit sha needs history, so
  * it is looked up in the cache first and otherwise fetched with every branch.
  */
-export const fetchRemote = async (gitdir: string, url: string, ref: string | undefined, onProgress: FetchProgress): Promise<{ readonly oid: string; readonly repo: GitReader }> => {
+export const fetchRemote = async (http: git.HttpClient, gitdir: string, url: string, ref: string | undefined, onProgress: FetchProgress): Promise<{ readonly oid: string; readonly repo: GitReader }> => {
   if (ref !== undefined) checkRefName(ref)
   const repo: GitReader = { fs, gitdir, cache: {} }
   // A full sha names one commit forever (git reads 40 hex digits as an object name before any ref): once cached, no network.
   if (ref !== undefined && /^[0-9a-f]{40}$/i.test(ref) && (await hasCommit(repo, ref.toLowerCase()))) return { oid: ref.toLowerCase(), repo }
-  const advertised = await listRefs(url)
+  const advertised = await listRefs(http, url)
   if (advertised.length === 0) throw new GitSourceProblem(`the repository at ${displayUrl(url)} is empty`, "push a commit to it first")
   const wanted = ref === undefined ? "HEAD" : matchRef(advertised, ref)
   if (wanted === undefined && (ref === undefined || !isHex(ref))) throw notFound(ref ?? "HEAD", advertised)
@@ -99,7 +90,7 @@ export const fetchRemote = async (gitdir: string, url: string, ref: string | und
 const hasCommit = (repo: GitReader, oid: string): Promise<boolean> =>
   fs.existsSync(repo.gitdir) ? git.readObject({ ...repo, oid, format: "content" }).then((o) => o.type === "commit", () => false) : Promise.resolve(false)
 
-const listRefs = (url: string) => git.listServerRefs({ http, url, protocolVersion: 1, symrefs: true })
+const listRefs = (http: git.HttpClient, url: string) => git.listServerRefs({ http, url, protocolVersion: 1, symrefs: true })
 
 /** git's lookup order for a short name (git rev-parse: refs/<x>, refs/tags/<x>, refs/heads/<x>, refs/remotes/<x>). */
 const matchRef = (advertised: ReadonlyArray<git.ServerRef>, ref: string): string | undefined => {
@@ -120,6 +111,6 @@ const ensureGitdir = async (gitdir: string): Promise<void> => {
 
 /** Failures of the server, the network or the ref; anything else during a remote materialization may be a damaged cache gitdir. */
 export const isRemoteFailure = (cause: unknown): boolean =>
-  cause instanceof GitSourceProblem ||
+  cause instanceof GitSourceProblem || cause instanceof FetchRefused || cause instanceof FetchFailed ||
   ["HttpError", "SmartHttpError", "EmptyServerResponseError", "UserCanceledError", "UrlParseError"].includes(String(errorCode(cause))) ||
   /^E[A-Z]+$/.test(String(errorCode(cause))) || (cause as Error | null)?.message === "Request timed out"

@@ -1,8 +1,11 @@
+import { FetchFailed, FetchRefused, type SafeFetch } from "../../http/SafeHttp.js"
 import { NpmProblem } from "./NpmProblem.js"
 
 /**
- * One bounded GET for the npm materializer: Node's global fetch, a deadline,
- * and a byte cap enforced while reading (a Content-Length is not trusted).
+ * One bounded GET for the npm materializer, through the bundle HTTP client
+ * (src/layers/http): the address policy for the registry and for every
+ * tarball URL its metadata chooses, redirects re-checked, a deadline, and a
+ * byte cap enforced while reading (a Content-Length is not trusted).
  */
 
 export interface GetOptions {
@@ -21,12 +24,9 @@ export interface GetResult {
   readonly body: Buffer
 }
 
-const describe = (error: unknown): string => {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause
-  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error)
-}
+const REGISTRY_HINT = "check the registry URL (config npm.registry) and your network, then retry"
 
-/** Refuses what fetch cannot or should not be handed: other schemes, credentials in the URL. */
+/** Refuses what cannot or should not be fetched: other schemes, credentials in the URL. */
 export const checkHttpUrl = (url: string, what: string): URL => {
   let parsed: URL
   try {
@@ -43,58 +43,46 @@ export const checkHttpUrl = (url: string, what: string): URL => {
   return parsed
 }
 
-export const httpGet = async (url: string, options: GetOptions): Promise<GetResult> => {
-  checkHttpUrl(url, options.what)
-  const deadline = AbortSignal.timeout(options.timeoutMs)
-  const signal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal])
-  let response: Response
-  try {
-    response = await fetch(url, { headers: { accept: options.accept, "user-agent": "akm (npm materializer)" }, redirect: "follow", signal })
-  } catch (error) {
-    const timedOut = deadline.aborted
-    throw new NpmProblem({
-      reason: timedOut ? `GET ${url} timed out after ${Math.round(options.timeoutMs / 1000)} s` : `registry unreachable: GET ${url} failed (${describe(error)})`,
-      hint: "check the registry URL (config npm.registry) and your network, then retry"
-    })
+/** The bundle HTTP client's failures in the npm materializer's words. */
+const asNpmProblem = (error: unknown, url: string, options: GetOptions): NpmProblem => {
+  if (error instanceof NpmProblem) return error
+  if (error instanceof FetchRefused) {
+    const hop = error.url === url ? "" : ` (redirected to ${error.url})`
+    return new NpmProblem({ reason: `${options.what}: ${url} refused${hop}: ${error.reason}`, hint: error.hint })
   }
-  if (response.status < 200 || response.status >= 300) {
-    await response.body?.cancel().catch(() => undefined)
-    return { status: response.status, body: Buffer.alloc(0) }
-  }
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN)
-  const total = Number.isFinite(declared) ? declared : undefined
-  const tooBig = () =>
-    new NpmProblem({
-      reason: `${options.what} is larger than the ${Math.round(options.maxBytes / 1024 / 1024)} MiB cap`,
-      hint: "akm refuses oversized downloads; a knowledge bundle should be far smaller"
-    })
-  if (total !== undefined && total > options.maxBytes) {
-    await response.body?.cancel().catch(() => undefined)
-    throw tooBig()
-  }
-  const chunks: Array<Uint8Array> = []
-  let received = 0
-  try {
-    if (response.body !== null) {
-      const reader = response.body.getReader()
-      for (;;) {
-        const { done, value } = await reader.read()
-        if (done) break
-        received += value.byteLength
-        if (received > options.maxBytes) {
-          await reader.cancel().catch(() => undefined)
-          throw tooBig()
-        }
-        chunks.push(value)
-        options.onBytes?.(received, total)
-      }
+  if (error instanceof FetchFailed) {
+    if (error.tooLarge === true) {
+      return new NpmProblem({
+        reason: `${options.what} is larger than the ${Math.round(options.maxBytes / 1024 / 1024)} MiB cap`,
+        hint: "akm refuses oversized downloads; a knowledge bundle should be far smaller"
+      })
     }
-  } catch (error) {
-    if (error instanceof NpmProblem) throw error
-    throw new NpmProblem({
-      reason: deadline.aborted ? `GET ${url} timed out after ${Math.round(options.timeoutMs / 1000)} s` : `reading ${options.what} from ${url} failed (${describe(error)})`,
-      hint: "retry; if it persists, check the registry"
-    })
+    if (error.timedOut === true) return new NpmProblem({ reason: `GET ${url} timed out after ${Math.round(options.timeoutMs / 1000)} s`, hint: REGISTRY_HINT })
+    const detail = error.reason.replace(/^network error \((\w+)\)$/, "$1").replace(/^network error: /, "")
+    return new NpmProblem({ reason: `registry unreachable: GET ${url} failed (${detail})`, hint: REGISTRY_HINT })
   }
-  return { status: response.status, body: Buffer.concat(chunks) }
+  return new NpmProblem({ reason: `registry unreachable: GET ${url} failed (${String((error as Error)?.message ?? error)})`, hint: REGISTRY_HINT })
+}
+
+export const httpGet = async (client: SafeFetch, url: string, options: GetOptions): Promise<GetResult> => {
+  checkHttpUrl(url, options.what)
+  try {
+    const response = await client.open(url, { headers: { accept: options.accept }, maxBytes: options.maxBytes, timeoutMs: options.timeoutMs, what: options.what }, options.signal)
+    if (response.status < 200 || response.status >= 300) {
+      response.cancel()
+      return { status: response.status, body: Buffer.alloc(0) }
+    }
+    const declared = Number(response.headers["content-length"] ?? Number.NaN)
+    const total = Number.isFinite(declared) ? declared : undefined
+    const chunks: Array<Uint8Array> = []
+    let received = 0
+    for await (const chunk of response.body) {
+      received += chunk.byteLength
+      chunks.push(chunk)
+      options.onBytes?.(received, total)
+    }
+    return { status: response.status, body: Buffer.concat(chunks) }
+  } catch (error) {
+    throw asNpmProblem(error, url, options)
+  }
 }

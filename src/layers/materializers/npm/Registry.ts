@@ -1,3 +1,4 @@
+import type { SafeFetch } from "../../http/SafeHttp.js"
 import { httpGet } from "./HttpGet.js"
 import { NpmProblem } from "./NpmProblem.js"
 import clean from "semver/functions/clean.js"
@@ -81,12 +82,12 @@ export interface FetchPackumentOptions {
   readonly signal?: AbortSignal | undefined
 }
 
-export const fetchPackument = async (base: string, name: string, options: FetchPackumentOptions): Promise<Packument> => {
+export const fetchPackument = async (client: SafeFetch, base: string, name: string, options: FetchPackumentOptions): Promise<Packument> => {
   checkPackageName(name)
   const url = packumentUrl(base, name)
   const what = `the package document of ${name}`
   // The abbreviated ("corgi") document is much smaller; registries that do not know it send the full one.
-  const response = await httpGet(url, { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*", what, ...options })
+  const response = await httpGet(client, url, { accept: "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*", what, ...options })
   if (response.status === 404) {
     throw new NpmProblem({ reason: `package ${name} was not found at ${base} (HTTP 404)`, hint: "check the package name and the registry (config npm.registry)" })
   }

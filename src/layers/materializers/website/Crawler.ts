@@ -6,7 +6,7 @@ import { dedupe, looksBinary, originOf, resolveLink } from "./Links.js"
 import { PagePaths } from "./PagePath.js"
 import { pageKind, toMarkdown } from "./PageContent.js"
 import type { Robots } from "./Robots.js"
-import type { FetchFailed, FetchRefused, SafeFetch } from "./SafeFetch.js"
+import type { FetchFailed, FetchRefused, SafeFetch } from "../../http/SafeHttp.js"
 import { readIntact, sha256Hex, writePage, type PreviousSnapshot } from "./Snapshot.js"
 
 /**
@@ -78,19 +78,13 @@ type Visit =
   | { readonly _tag: "Skipped"; readonly url: string; readonly problem: Problem }
 
 const ROBOTS_HINT = "the site's robots.txt does not allow akm-crawler here"
-const RULE_HINTS: Readonly<Record<string, string>> = {
-  "R-WEB-1": "use an https URL without credentials (plain http needs --allow-insecure)",
-  "R-WEB-2": "akm never crawls loopback, private, link-local or otherwise internal addresses; for a local test server, list its host under website.allowHosts in config.yaml",
-  "R-WEB-3": "a redirect led somewhere akm may not go; start from the final URL instead",
-  "R-WEB-5": ROBOTS_HINT
-}
 const NETWORK_HINT = "check the URL and the network; a failed update keeps the previous snapshot"
 
 const at = (url: string, failedAt: string): string => (failedAt === url ? "" : ` (at ${failedAt})`)
 
 const fetchProblem = (url: string, error: FetchRefused | FetchFailed): Problem =>
   error._tag === "FetchRefused"
-    ? { code: "page-refused", message: `refused (${error.rule}): ${error.reason}${at(url, error.url)}`, hint: RULE_HINTS[error.rule] ?? NETWORK_HINT }
+    ? { code: "page-refused", message: `refused: ${error.reason}${at(url, error.url)}`, hint: error.rule === "R-WEB-5" ? ROBOTS_HINT : error.hint }
     : {
       // The safe client words the body cap as "page larger than <cap>".
       code: error.reason.startsWith("page larger than") ? "page-too-large" : "page-failed",
@@ -133,11 +127,11 @@ const explainRobots = (fetch: SafeFetch, startUrl: string): Effect.Effect<Proble
       onFailure: (error): Problem =>
         error._tag === "FetchRefused"
           ? fetchProblem(error.url, error)
-          : { code: "robots-disallowed", message: `cannot fetch ${robotsUrl}: ${error.reason}; without it nothing may be crawled (R-WEB-5)`, hint: NETWORK_HINT },
+          : { code: "robots-disallowed", message: `cannot fetch ${robotsUrl}: ${error.reason}; without it nothing may be crawled`, hint: NETWORK_HINT },
       onSuccess: ({ status }): Problem =>
         status === 429 || status >= 500
-          ? { code: "robots-disallowed", message: `robots.txt answered HTTP ${status}, which R-WEB-5 reads as "disallow all"`, hint: "try again later, when the site answers normally" }
-          : { code: "robots-disallowed", message: "robots.txt does not allow fetching the start page (R-WEB-5)", hint: ROBOTS_HINT }
+          ? { code: "robots-disallowed", message: `robots.txt answered HTTP ${status}, which akm reads as "disallow all"`, hint: "try again later, when the site answers normally" }
+          : { code: "robots-disallowed", message: "robots.txt does not allow fetching the start page", hint: ROBOTS_HINT }
     })
   )
 }

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import robotsParserModule from "robots-parser"
-import type { SafeFetch } from "./SafeFetch.js"
+import type { SafeFetch } from "../../http/SafeHttp.js"
 
 // The package is CommonJS (`module.exports = fn`) while its types declare `export default`:
 // Node gives the function as the default import, the types expect `.default`. Accept both.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { checkAddress, isIpLiteral, normalizeHost } from "../../../src/layers/materializers/website/AddressPolicy.js"
+import { checkAddress, isIpLiteral, normalizeHost } from "../../../src/layers/http/AddressPolicy.js"
 
 const reasonOf = (ip: string): string => {
   const verdict = checkAddress(ip)

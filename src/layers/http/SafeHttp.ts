@@ -6,21 +6,33 @@ import type { Agent } from "undici"
 import { type AddressVerdict, checkAddress, isIpLiteral, normalizeHost } from "./AddressPolicy.js"
 
 /**
- * The one HTTP client the website materializer uses (spec 02 §2 website,
- * R-WEB-1..4). undici is loaded lazily, on the first request (CLI start-up).
+ * The one HTTP client for everything fetched on behalf of a bundle (spec 01
+ * §6, spec 02 R-WEB-1..4): website pages, git over http(s), npm registries and
+ * the tarballs their metadata names, registry search. The address policy,
+ * redirects, timeouts, size caps and error wording live here once. undici is
+ * loaded lazily, on the first request (CLI start-up).
  */
 export interface SafeFetchPolicy {
-  /** Host names or IP literals exempt from the address check: the explicit test allowance (config website.allowHosts). */
+  /** Host names or IP literals exempt from the address check (config website.allowHosts). */
   readonly allowHosts: ReadonlyArray<string>
   /** Plain http permitted (--allow-insecure). */
   readonly allowInsecure: boolean
-  /** Per response body, bytes (5 MiB). */
+  /** Per response body, bytes (5 MiB); a request may ask for its own. */
   readonly maxBytes: number
-  /** Per request, including redirects and body (15 s). */
+  /** Per request, including redirects and body (15 s); a request may ask for its own. */
   readonly timeoutMs: number
   /** Redirect hops (8). */
   readonly maxRedirects: number
   readonly userAgent: string
+  /** Longest silence while waiting for headers or between body chunks (a stalled server); unset: only timeoutMs. */
+  readonly idleTimeoutMs?: number | undefined
+  /**
+   * Operator endpoints (spec 01 §6: improve.generator.baseUrl,
+   * search.embeddings.baseUrl, storage.url) are trusted configuration: no
+   * address check and plain http allowed (a local Ollama on 127.0.0.1).
+   * Never set for anything a bundle chooses.
+   */
+  readonly trusted?: boolean | undefined
 }
 
 export const defaultFetchPolicy: SafeFetchPolicy = {
@@ -32,7 +44,19 @@ export const defaultFetchPolicy: SafeFetchPolicy = {
   userAgent: "akm-crawler (+https://github.com/akm)"
 }
 
-export interface SafeResponse {
+export interface SafeRequestInit {
+  readonly method?: "GET" | "POST" | undefined
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  readonly body?: Uint8Array | undefined
+  /** Overrides policy.maxBytes for this request. */
+  readonly maxBytes?: number | undefined
+  /** Overrides policy.timeoutMs for this request. */
+  readonly timeoutMs?: number | undefined
+  /** What the body is, for the size message ("page", "the tarball of kb@1.0.0"). */
+  readonly what?: string | undefined
+}
+
+interface SafeHead {
   /** The URL requested. */
   readonly url: string
   /** The URL answered after redirects. */
@@ -40,12 +64,34 @@ export interface SafeResponse {
   readonly status: number
   /** Lower-case header names. */
   readonly headers: Readonly<Record<string, string>>
-  readonly body: Uint8Array
   /** Every hop followed, in order (not including the first URL). */
   readonly redirects: ReadonlyArray<string>
 }
 
-/** A request the safety rules refuse; `rule` names the requirement (R-WEB-1 … R-WEB-5). */
+export interface SafeResponse extends SafeHead {
+  readonly body: Uint8Array
+}
+
+/** An answer whose body is read as it arrives; read it to the end or `return()` it (the deadline runs until then). */
+export interface SafeStream extends SafeHead {
+  /** Fails with FetchFailed (cap, timeout, network). */
+  readonly body: AsyncGenerator<Uint8Array>
+  /** Drops a body that will not be read (an error status). */
+  readonly cancel: () => void
+}
+
+/** The hint every refusal carries: what the policy protects and the one way to allow a trusted host. */
+export const refusalHint = (rule: string, url: string): string => {
+  if (rule === "R-WEB-1") return "use an https URL without credentials (plain http needs --allow-insecure)"
+  if (rule === "R-WEB-2") {
+    const host = URL.canParse(url) ? normalizeHost(new URL(url).hostname) : undefined
+    return `akm never fetches loopback, private, link-local or other internal addresses for a bundle; if you trust this host, add ${host === undefined ? "it" : `"${host}"`} to website.allowHosts in config.yaml`
+  }
+  if (rule === "R-WEB-3") return "a redirect led somewhere akm may not go; start from the final URL instead"
+  return "check the URL"
+}
+
+/** A request the safety rules refuse; `rule` names the requirement (R-WEB-1 … R-WEB-5), for code and tests only. */
 export class FetchRefused extends Data.TaggedError("FetchRefused")<{
   readonly url: string
   readonly rule: string
@@ -54,12 +100,18 @@ export class FetchRefused extends Data.TaggedError("FetchRefused")<{
   override get message(): string {
     return `${this.url}: refused (${this.rule}): ${this.reason}`
   }
+  /** What to do about it, in a user's words (no requirement ids). */
+  get hint(): string {
+    return refusalHint(this.rule, this.url)
+  }
 }
 
 /** A request that could not complete: network error, timeout, oversize body, too many redirects. */
 export class FetchFailed extends Data.TaggedError("FetchFailed")<{
   readonly url: string
   readonly reason: string
+  readonly tooLarge?: boolean | undefined
+  readonly timedOut?: boolean | undefined
 }> {
   override get message(): string {
     return `${this.url}: ${this.reason}`
@@ -67,11 +119,21 @@ export class FetchFailed extends Data.TaggedError("FetchFailed")<{
 }
 
 export interface SafeFetch {
-  readonly fetch: (url: string, init?: { readonly headers?: Readonly<Record<string, string>> }) => Effect.Effect<SafeResponse, FetchRefused | FetchFailed>
-  /** Closes the connection pool. */
+  /** One request, body read whole (capped). */
+  readonly fetch: (url: string, init?: SafeRequestInit) => Effect.Effect<SafeResponse, FetchRefused | FetchFailed>
+  /** One request, body streamed (capped); rejects with FetchRefused or FetchFailed. For adapters over promises (isomorphic-git, npm). */
+  readonly open: (url: string, init?: SafeRequestInit, signal?: AbortSignal) => Promise<SafeStream>
+  /** Closes the connection pool, dropping any answer still unread (callers close when they are done). */
   readonly close: Effect.Effect<void>
 }
 
+/** One request's deadline and cap, shared by the redirect loop and its streamed body. */
+interface RequestState {
+  readonly maxBytes: number
+  readonly timeoutMs: number
+  readonly timedOut: () => boolean
+  readonly finish: () => void
+}
 
 /** One resolved address, as dns.lookup({ all: true }) gives it. */
 export interface ResolvedAddress {
@@ -188,7 +250,7 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
 
   let agent: Promise<Agent> | undefined
   const getAgent = (): Promise<Agent> =>
-    (agent ??= import("undici").then((undici) => new undici.Agent({ connect: { lookup: pinnedLookup } })))
+    (agent ??= import("undici").then((undici) => new undici.Agent(policy.trusted === true ? {} : { connect: { lookup: pinnedLookup } })))
 
   /** R-WEB-1 and R-WEB-2 for one hop; pins the host's checked addresses. */
   const gate = async (raw: string): Promise<URL> => {
@@ -203,6 +265,7 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
       throw new FetchRefused({ url: raw, rule: "R-WEB-1", reason: `scheme ${url.protocol} is not allowed; only http(s)` })
     if (url.username !== "" || url.password !== "")
       throw new FetchRefused({ url: raw, rule: "R-WEB-1", reason: "URLs with a username or password are not allowed" })
+    if (policy.trusted === true) return url
     const host = normalizeHost(url.hostname)
     const allowed = exempt.has(host)
     if (url.protocol === "http:" && !policy.allowInsecure && !allowed)
@@ -239,34 +302,59 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
     return url
   }
 
-  const readBody = async (body: Readable, url: string, declared: string | undefined): Promise<Uint8Array> => {
-    const tooLarge = () => new FetchFailed({ url, reason: `page larger than ${formatBytes(policy.maxBytes)}` })
-    if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > policy.maxBytes) {
-      discard(body)
-      throw tooLarge()
-    }
-    const chunks: Array<Uint8Array> = []
-    let total = 0
-    for await (const chunk of body) {
-      total += chunk.byteLength
-      if (total > policy.maxBytes) {
-        discard(body)
-        throw tooLarge()
+  /** The body as it arrives, counted against the cap; ends (or fails) the request's deadline with it. */
+  async function* streamBody(body: Readable, url: string, declared: string | undefined, what: string, state: RequestState): AsyncGenerator<Uint8Array> {
+    const tooLarge = () => new FetchFailed({ url, reason: `${what} larger than ${formatBytes(state.maxBytes)}`, tooLarge: true })
+    try {
+      if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > state.maxBytes) throw tooLarge()
+      let total = 0
+      for await (const chunk of body as AsyncIterable<Uint8Array>) {
+        total += chunk.byteLength
+        if (total > state.maxBytes) throw tooLarge()
+        yield chunk
       }
-      chunks.push(chunk)
+    } catch (e) {
+      throw mapError(e, url, state)
+    } finally {
+      discard(body)
+      state.finish()
     }
-    return Buffer.concat(chunks, total)
   }
 
-  const run = async (url: string, init: { readonly headers?: Readonly<Record<string, string>> }, interrupt: AbortSignal): Promise<SafeResponse> => {
+  const mapError = (e: unknown, url: string, state: RequestState): FetchRefused | FetchFailed => {
+    if (e instanceof FetchRefused || e instanceof FetchFailed) return e
+    if (state.timedOut()) return new FetchFailed({ url, reason: `timed out after ${state.timeoutMs / 1000} s`, timedOut: true })
+    const unchecked = causeChain(e).find((c): c is UncheckedHost => c instanceof UncheckedHost)
+    if (unchecked !== undefined) return new FetchRefused({ url, rule: "R-WEB-2", reason: `${unchecked.host} has no checked address` })
+    return new FetchFailed({ url, reason: describeNetworkError(e) })
+  }
+
+  /**
+   * Sends one request and follows redirects, each hop through the gate; the
+   * answer's body streams (capped). The deadline covers the whole exchange,
+   * body included, and ends when the body is read to the end or dropped.
+   */
+  const open = async (url: string, init: SafeRequestInit, interrupt: AbortSignal | undefined): Promise<SafeStream> => {
     const controller = new AbortController()
     let timedOut = false
+    const timeoutMs = init.timeoutMs ?? policy.timeoutMs
     const timer = setTimeout(() => {
       timedOut = true
       controller.abort()
-    }, policy.timeoutMs)
+    }, timeoutMs)
+    // A request in flight keeps the process alive through its socket; the deadline alone must not (a body left unread).
+    timer.unref()
     const onInterrupt = () => controller.abort()
-    interrupt.addEventListener("abort", onInterrupt)
+    interrupt?.addEventListener("abort", onInterrupt)
+    const state: RequestState = {
+      maxBytes: init.maxBytes ?? policy.maxBytes,
+      timeoutMs,
+      timedOut: () => timedOut,
+      finish: () => {
+        clearTimeout(timer)
+        interrupt?.removeEventListener("abort", onInterrupt)
+      }
+    }
     let current = url
     try {
       const { request } = await import("undici")
@@ -276,13 +364,22 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
         ...lowerCaseKeys(init.headers ?? {}),
         "accept-encoding": "identity"
       }
+      let method = init.method ?? "GET"
+      let body = init.body
       const redirects: Array<string> = []
       const visited = new Set<string>()
       for (;;) {
         // DNS has no signal of its own: the race keeps a hanging resolver inside the timeout.
         const target = await untilAborted(gate(current), controller.signal)
         visited.add(target.href)
-        const response = await request(target, { dispatcher, method: "GET", headers, signal: controller.signal })
+        const response = await request(target, {
+          dispatcher,
+          method,
+          headers,
+          signal: controller.signal,
+          ...(body === undefined ? {} : { body }),
+          ...(policy.idleTimeoutMs === undefined ? {} : { headersTimeout: policy.idleTimeoutMs, bodyTimeout: policy.idleTimeoutMs })
+        })
         const location = response.headers["location"]
         if (redirectStatuses.has(response.statusCode) && typeof location === "string") {
           await response.body.dump({ limit: 64 * 1024, signal: controller.signal })
@@ -297,38 +394,57 @@ export const makeSafeFetchWith = (policy: SafeFetchPolicy, internals: SafeFetchI
           if (visited.has(next.href)) throw new FetchFailed({ url, reason: `redirect loop at ${next.href}` })
           if (next.origin !== target.origin)
             headers = Object.fromEntries(Object.entries(headers).filter(([name]) => !originBoundHeaders.has(name)))
+          // As browsers do: 307/308 repeat the request, the others continue with a GET.
+          if (response.statusCode !== 307 && response.statusCode !== 308 && method !== "GET") {
+            method = "GET"
+            body = undefined
+            headers = Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-type" && name !== "content-length"))
+          }
           redirects.push(next.href)
           current = next.href
           continue
         }
         const responseHeaders = flattenHeaders(response.headers)
-        const body = await readBody(response.body, current, responseHeaders["content-length"])
-        return { url, finalUrl: target.href, status: response.statusCode, headers: responseHeaders, body, redirects }
+        const finalUrl = target.href
+        return {
+          url,
+          finalUrl,
+          status: response.statusCode,
+          headers: responseHeaders,
+          redirects,
+          body: streamBody(response.body, finalUrl, responseHeaders["content-length"], init.what ?? "page", state),
+          cancel: () => {
+            discard(response.body)
+            state.finish()
+          }
+        }
       }
     } catch (e) {
-      if (e instanceof FetchRefused || e instanceof FetchFailed) throw e
-      if (timedOut) throw new FetchFailed({ url: current, reason: `timed out after ${policy.timeoutMs / 1000} s` })
-      const unchecked = causeChain(e).find((c): c is UncheckedHost => c instanceof UncheckedHost)
-      if (unchecked !== undefined)
-        throw new FetchRefused({ url: current, rule: "R-WEB-2", reason: `${unchecked.host} has no checked address` })
-      throw new FetchFailed({ url: current, reason: describeNetworkError(e) })
-    } finally {
-      clearTimeout(timer)
-      interrupt.removeEventListener("abort", onInterrupt)
+      state.finish()
+      throw mapError(e, current, state)
     }
+  }
+
+  const collect = async (stream: SafeStream): Promise<SafeResponse> => {
+    const chunks: Array<Uint8Array> = []
+    for await (const chunk of stream.body) chunks.push(chunk)
+    const { url, finalUrl, status, headers, redirects } = stream
+    return { url, finalUrl, status, headers, redirects, body: Buffer.concat(chunks) }
   }
 
   return {
     fetch: (url, init) =>
       Effect.tryPromise({
-        try: (signal) => run(url, init ?? {}, signal),
+        try: (signal) => open(url, init ?? {}, signal).then(collect),
         catch: (e) =>
           e instanceof FetchRefused || e instanceof FetchFailed ? e : new FetchFailed({ url, reason: describeNetworkError(e) })
       }),
+    open: (url, init, signal) => open(url, init ?? {}, signal),
     close: Effect.promise(async () => {
       const pending = agent
       agent = undefined
-      if (pending !== undefined) await (await pending).close()
+      // destroy, not close: close waits for every body to be read, and a caller that stopped reading one (isomorphic-git) would hang it.
+      if (pending !== undefined) await (await pending).destroy()
     })
   }
 }

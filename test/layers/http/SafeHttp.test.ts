@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { checkAddress } from "../../../src/layers/materializers/website/AddressPolicy.js"
+import { checkAddress } from "../../../src/layers/http/AddressPolicy.js"
 import {
   defaultFetchPolicy,
   type FetchFailed,
@@ -12,7 +12,8 @@ import {
   type SafeFetch,
   type SafeFetchPolicy,
   type SafeResponse
-} from "../../../src/layers/materializers/website/SafeFetch.js"
+} from "../../../src/layers/http/SafeHttp.js"
+import { forbiddenOrigins } from "./ssrfTargets.js"
 import { html, redirect, respond, stall, startServer, type TestServer } from "../../support/httpTestServer.js"
 
 /** Runs a fetch, giving back the response or the typed failure. */
@@ -257,25 +258,8 @@ describe("SafeFetch R-WEB-2: addresses", () => {
 })
 
 describe("SafeFetch R-WEB-3: redirects", () => {
-  const forbiddenTargets = (port: number) => [
-    "http://10.0.0.1/",
-    `http://[::1]:${port}/`,
-    "http://169.254.169.254/latest/meta-data/",
-    `http://0.0.0.0:${port}/`,
-    `http://127.0.0.2:${port}/`,
-    "http://172.16.0.1/",
-    "http://192.168.1.1/",
-    "http://100.64.0.1/",
-    "http://192.0.2.1/",
-    "http://198.18.0.1/",
-    "http://240.0.0.1/",
-    "http://[fe80::1]/",
-    "http://[fc00::1]/",
-    "http://[fec0::1]/",
-    `http://[::ffff:127.0.0.1]:${port}/`,
-    "http://[64:ff9b::a9fe:a9fe]/",
-    "http://[2002:a9fe:a9fe::]/"
-  ]
+  // The one SSRF matrix (spec 10 §3), shared with the git, npm and registry tests.
+  const forbiddenTargets = (port: number) => forbiddenOrigins(port).map((origin) => `${origin}/`)
 
   it("re-checks every hop: a redirect from the allowed server to each forbidden address is refused", async () => {
     const c = client({ allowHosts: ["127.0.0.1"], allowInsecure: true })
