@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { stringify as toYaml } from "yaml"
+import { neutralise } from "../domain/TerminalText.js"
 import type { Format } from "./options.js"
 import type { ErrorReport } from "./exitCodes.js"
 
@@ -28,29 +29,20 @@ const plain: Style = { bold: (s) => s, dim: (s) => s, red: (s) => s, green: (s) 
 //
 // Text from bundles (names, descriptions, content, file names) reaches the
 // terminal through views. Rather than trust every view, the text that leaves
-// renderResult/renderError is neutralised once here: every C0 control but
-// newline and tab, DEL and every C1 control becomes visible caret text, so an
-// escape sequence (CSI, OSC 52 clipboard writes, title changes) prints as
-// inert characters. akm's own colours cannot be forged by content: the styler
-// writes a marker carrying a per-process random token, and only markers with
-// that token become ANSI codes after the neutralising pass.
+// renderResult/renderError is neutralised once here (domain/TerminalText.ts):
+// every C0 control but newline and tab, DEL and every C1 control becomes
+// visible caret text, so an escape sequence prints as inert characters.
+// akm's own colours cannot be forged by content: the styler writes a marker
+// carrying a per-process random token, and only markers with that token
+// become ANSI codes after the neutralising pass.
 
 /** Unforgeable by bundle text: chosen when the process starts. */
 const STYLE_TOKEN = randomBytes(8).toString("hex")
 const styleMark = (code: number) => `\uE000${STYLE_TOKEN}:${code}\uE001`
 const STYLE_MARK = new RegExp(`\uE000${STYLE_TOKEN}:(\\d+)\uE001`, "g")
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
-
-/** Caret notation: ESC → `^[`, BEL → `^G`, DEL → `^?`; a C1 control as its 7-bit form (CSI U+009B → `^[[`). */
-const caret = (c: string): string => {
-  const n = c.charCodeAt(0)
-  return n === 0x7f ? "^?" : n < 0x20 ? `^${String.fromCharCode(n + 0x40)}` : `^[${String.fromCharCode(n - 0x40)}`
-}
-
-/** Makes text safe for a terminal: controls other than `\n` and `\t` become visible caret text. */
-export const neutralise = (s: string): string => s.replace(CONTROL, caret)
+/** Makes text safe for a terminal (domain/TerminalText.ts). */
+export { neutralise }
 
 /** Neutralises a rendered text and then turns akm's own style markers into ANSI codes. */
 export const forTerminal = (s: string): string => neutralise(s).replace(STYLE_MARK, (_, code: string) => `\u001b[${code}m`)
