@@ -8,6 +8,7 @@ import { eventSource } from "./eventSource.js"
 import { globalOptions } from "./options.js"
 import type { View } from "./render.js"
 import { runCommand } from "./run.js"
+import { shellCommand } from "../domain/ShellQuote.js"
 
 export const feedbackView: View<FeedbackResult> = {
   text: (r, s) =>
@@ -34,7 +35,7 @@ export const feedbackCommand = Command.make(
       o.positive === o.negative
         ? Effect.fail(new UsageError({
           message: o.positive ? "--positive and --negative contradict each other" : "say whether the item helped: --positive or --negative",
-          hint: `e.g. akm feedback ${o.ref} --positive, or --negative --reason "…"`
+          hint: `e.g. ${shellCommand("akm feedback", o.ref)} --positive, or --negative --reason "…"`
         }))
         : feedback({ ref: o.ref, polarity: o.positive ? "positive" : "negative", reason: Option.getOrUndefined(o.reason), tags: o.tag, source: eventSource() }),
       feedbackView

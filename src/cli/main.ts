@@ -7,7 +7,7 @@ import { VERSION } from "../version.js"
 import { reportCause, ExitCode } from "./exitCodes.js"
 import { runInterruptible } from "./interruptible.js"
 import { formatFromArgv, hoistGlobalOptions } from "./options.js"
-import { renderError, styleFor } from "./render.js"
+import { forTerminal, neutralise, renderError, styleFor } from "./render.js"
 import { akmCommand } from "./root.js"
 import { Reported } from "./run.js"
 
@@ -66,10 +66,10 @@ export const runCli = async (argv: ReadonlyArray<string>): Promise<number> => {
   const detail = stripAnsi(captured.join("\n")).trim()
   const message = isUsage && detail !== "" ? detail : report.message
   if (format === "text" && isUsage) {
-    process.stderr.write(`${detail}\n${styleFor(process.stderr.isTTY === true, process.env).dim("hint:")} ${report.hint}\n`)
+    process.stderr.write(forTerminal(`${detail}\n${styleFor(process.stderr.isTTY === true, process.env).dim("hint:")} ${report.hint}\n`))
   } else {
     process.stderr.write(renderError(format, { ...report, message }, styleFor(process.stderr.isTTY === true, process.env)))
   }
-  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
+  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${neutralise(Cause.pretty(exit.cause))}\n`)
   return report.exit
 }

@@ -14,7 +14,7 @@ import { proposalRevert } from "../programs/proposals/revert.js"
 import { proposalShow, type ProposalView } from "../programs/proposals/show.js"
 import type { ProposalSummary } from "../services/ProposalStore.js"
 import { globalOptions } from "./options.js"
-import { table, type Style, type View } from "./render.js"
+import { neutralise, table, type Style, type View } from "./render.js"
 import { callerContext, runCommand } from "./run.js"
 
 const id = Args.text({ name: "id" }).pipe(Args.withDescription("the proposal's id, or its first 8 characters"))
@@ -103,7 +103,7 @@ const confirmed = (idOrPrefix: string, yes: boolean) =>
     ? Effect.void
     : Effect.gen(function* () {
       const { diff: text } = yield* proposalDiff(idOrPrefix)
-      process.stderr.write(text)
+      process.stderr.write(neutralise(text))
       const answer = yield* Effect.promise(async () => {
         const prompt = createInterface({ input: process.stdin, output: process.stderr })
         try {

@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto"
 import { stringify as toYaml } from "yaml"
+import { neutralise } from "../domain/TerminalText.js"
 import type { Format } from "./options.js"
 import type { ErrorReport } from "./exitCodes.js"
 
@@ -22,7 +24,36 @@ export interface Style {
 }
 
 const plain: Style = { bold: (s) => s, dim: (s) => s, red: (s) => s, green: (s) => s, yellow: (s) => s }
-const ansi = (code: number) => (s: string) => `\u001b[${code}m${s}\u001b[0m`
+
+// --- terminal safety ---------------------------------------------------------------------
+//
+// Text from bundles (names, descriptions, content, file names) reaches the
+// terminal through views. Rather than trust every view, the text that leaves
+// renderResult/renderError is neutralised once here (domain/TerminalText.ts):
+// every C0 control but newline and tab, DEL and every C1 control becomes
+// visible caret text, so an escape sequence prints as inert characters.
+// akm's own colours cannot be forged by content: the styler writes a marker
+// carrying a per-process random token, and only markers with that token
+// become ANSI codes after the neutralising pass.
+
+/** Unforgeable by bundle text: chosen when the process starts. */
+const STYLE_TOKEN = randomBytes(8).toString("hex")
+const styleMark = (code: number) => `\uE000${STYLE_TOKEN}:${code}\uE001`
+const STYLE_MARK = new RegExp(`\uE000${STYLE_TOKEN}:(\\d+)\uE001`, "g")
+
+/** Makes text safe for a terminal (domain/TerminalText.ts). */
+export { neutralise }
+
+/** Neutralises a rendered text and then turns akm's own style markers into ANSI codes. */
+export const forTerminal = (s: string): string => neutralise(s).replace(STYLE_MARK, (_, code: string) => `\u001b[${code}m`)
+
+/** JSON.stringify leaves DEL and C1 controls raw; escape them so JSON is inert on a terminal too. */
+const escapeJsonControls = (s: string): string => s.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
+/** The yaml library double-quotes strings holding DEL or C1 controls but leaves them raw; `\xHH` is their escape there. */
+const escapeYamlControls = (s: string): string => s.replace(/[\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16)}`)
+
+const ansi = (code: number) => (s: string) => `${styleMark(code)}${s}${styleMark(0)}`
 const coloured: Style = { bold: ansi(1), dim: ansi(2), red: ansi(31), green: ansi(32), yellow: ansi(33) }
 
 /** Colour only on a TTY, and never when NO_COLOR is set (spec 09 §1). */
@@ -36,19 +67,19 @@ export const versioned = (value: unknown): unknown =>
 export const renderResult = <A>(format: Format, value: A, view: View<A>, style: Style): string => {
   switch (format) {
     case "json":
-      return `${JSON.stringify(versioned(value), null, 2)}\n`
+      return escapeJsonControls(`${JSON.stringify(versioned(value), null, 2)}\n`)
     case "jsonl": {
       const rows = view.rows === undefined ? [versioned(value)] : view.rows(value).map(versioned)
-      return rows.map((row) => `${JSON.stringify(row)}\n`).join("")
+      return escapeJsonControls(rows.map((row) => `${JSON.stringify(row)}\n`).join(""))
     }
     case "yaml":
-      return toYaml(versioned(value))
+      return escapeYamlControls(toYaml(versioned(value)))
     case "md":
-      return ensureNewline(view.md?.(value) ?? view.text(value, plain))
+      return forTerminal(ensureNewline(view.md?.(value) ?? view.text(value, plain)))
     case "html":
-      return ensureNewline(view.html?.(value) ?? htmlPage("akm", `<pre>${escapeHtml(view.text(value, plain))}</pre>`))
+      return forTerminal(ensureNewline(view.html?.(value) ?? htmlPage("akm", `<pre>${escapeHtml(view.text(value, plain))}</pre>`)))
     case "text":
-      return ensureNewline(view.text(value, style))
+      return forTerminal(ensureNewline(view.text(value, style)))
   }
 }
 
@@ -67,8 +98,8 @@ ${body}
 /** Errors that stop a command: stdout stays empty; stderr gets the envelope (machine formats) or two lines (text). */
 export const renderError = (format: Format, report: ErrorReport, style: Style): string =>
   format === "text"
-    ? `${style.red("error:")} ${report.message}\n${report.hint === "" ? "" : `${style.dim("hint:")} ${report.hint}\n`}`
-    : `${JSON.stringify({ ok: false, error: { code: report.code, message: report.message, hint: report.hint } })}\n`
+    ? forTerminal(`${style.red("error:")} ${report.message}\n${report.hint === "" ? "" : `${style.dim("hint:")} ${report.hint}\n`}`)
+    : escapeJsonControls(`${JSON.stringify({ ok: false, error: { code: report.code, message: report.message, hint: report.hint } })}\n`)
 
 const ensureNewline = (s: string): string => (s === "" || s.endsWith("\n") ? s : `${s}\n`)
 
@@ -79,8 +110,8 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell + " ".repeat((widths[i] ?? 0) - visibleLength(cell)))).join("  ")).join("\n")
 }
 
-// eslint-disable-next-line no-control-regex
-const visibleLength = (s: string): number => s.replace(/\u001b\[\d+m/g, "").length
+/** Width on the terminal: without style markers, with controls as they will print. */
+const visibleLength = (s: string): number => neutralise(s.replace(STYLE_MARK, "")).length
 
 export const formatBytes = (bytes: number | null): string =>
   bytes === null ? "-" : bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`

@@ -17,7 +17,7 @@ import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import { reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
-import { renderError, renderResult, styleFor, type View } from "./render.js"
+import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
 export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
@@ -67,7 +67,7 @@ export const runCommand = <A, E>(
         Effect.suspend(() => {
           const report = reportError(error)
           process.stderr.write(renderError(format, report, styleFor(process.stderr.isTTY === true, process.env)))
-          if (options.verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${error.stack}\n`)
+          if (options.verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${neutralise(error.stack)}\n`)
           return Effect.fail(new Reported(report.exit))
         })
     })

@@ -20,6 +20,8 @@ export interface FileMeta {
   readonly path: string
   readonly size: number
   readonly mtimeMs: number
+  /** Set when the path reaches its file through a symbolic link: the bundle-relative path of the real file. */
+  readonly linkedTo?: string
 }
 
 /** The bundle as an adapter sees it. */

@@ -83,6 +83,29 @@ export const validateBundleName = (name: string): Either.Either<string, BundleNa
     : Either.left(new BundleNameInvalid({ name, reason, hint: BUNDLE_HINT }))
 }
 
+// --- new bundle names (spec 01 §5) -------------------------------------------------------
+
+/** What a new bundle may be called: what a ref, a path and a shell all take as it is. */
+const NEW_BUNDLE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/
+const NEW_BUNDLE_HINT = "new bundle names are 1-63 lowercase letters, digits, '-' and '_', starting with a letter or digit"
+
+/** True for a name that follows spec 01 §5; an older name outside it still loads (the rules above), with a warning. */
+export const isNewBundleName = (name: string): boolean => NEW_BUNDLE_NAME.test(name)
+
+/** The nearest name that follows spec 01 §5: lowercase ASCII, other runs as `-`, at most 63 characters; "bundle" when nothing is left. */
+export const suggestBundleName = (name: string): string => {
+  const folded = name.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
+  const cleaned = folded.replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+/, "").slice(0, 63).replace(/-+$/, "")
+  return cleaned === "" ? "bundle" : cleaned
+}
+
+/** A name for a new bundle (add, create, rename): refused outside spec 01 §5, with a suggestion. */
+export const validateNewBundleName = (name: string): Either.Either<string, BundleNameInvalid> => {
+  if (isNewBundleName(name)) return Either.right(name)
+  const reason = bundleNameProblem(name) ?? (name.length > 63 ? "name is longer than 63 characters" : "name has characters outside a-z, 0-9, '-' and '_', or does not start with a letter or digit")
+  return Either.left(new BundleNameInvalid({ name, reason, hint: `try '${suggestBundleName(name)}' (${NEW_BUNDLE_HINT})` }))
+}
+
 /** A bundle name as it appears in config schemas (keys of `bundles`, `defaultBundle`). */
 export const BundleName = Schema.String.pipe(
   Schema.filter((name) => bundleNameProblem(name) ?? true),

@@ -1,6 +1,8 @@
 import { Either } from "effect"
 import type { BundleSource } from "./Config.js"
 import { UsageError } from "./Errors.js"
+import { suggestBundleName } from "./Ref.js"
+import { shellCommand } from "./ShellQuote.js"
 
 export interface SourceOptions {
   /** Treat an https URL as a website to crawl rather than a git repository. */
@@ -81,7 +83,7 @@ const parseKind = (input: string, options: SourceOptions): Either.Either<BundleS
   if (isItemRef(text)) {
     return Either.left(new UsageError({
       message: `'${text}' is an item ref, not a bundle source`,
-      hint: `use \`akm show ${text}\` to read an item; \`akm bundle add\` takes a folder, git URL, npm: spec or website`
+      hint: `use \`${shellCommand("akm show", text)}\` to read an item; \`akm bundle add\` takes a folder, git URL, npm: spec or website`
     }))
   }
   if (text.startsWith("git@") || text.startsWith("ssh://")) {
@@ -146,8 +148,6 @@ export const defaultBundleName = (source: BundleSource): string => {
     : source.kind === "git" ? (source.url.replace(/\/+$/, "").split("/").pop() ?? "").replace(/\.git$/, "")
     : source.kind === "npm" ? source.package.split("/").pop() ?? ""
     : new URL(source.url, "https://invalid.example").hostname
-  // Cut by code points, not UTF-16 units, so a name never ends in half a surrogate pair.
-  // eslint-disable-next-line no-control-regex -- NUL is exactly what must not reach a name
-  const cleaned = [...raw.normalize("NFC").replace(/[\s:.#/\\\u0000]+/g, "-").replace(/^-+|-+$/g, "")].slice(0, 64).join("")
-  return cleaned === "" ? "bundle" : cleaned
+  // A new name follows spec 01 §5 (lowercase ASCII, `-`, `_`), so a default is never refused.
+  return suggestBundleName(raw)
 }

@@ -3,6 +3,7 @@ import { Conflict, UsageError } from "../domain/Errors.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { authoringConflict, decodeText, localFile, proposeAndApply, writeTarget } from "./proposals/direct.js"
+import { refuseSecretSource } from "./proposals/secretGuard.js"
 import { resolveBundle } from "./scan.js"
 
 export interface CreateInput {
@@ -30,7 +31,8 @@ export const createItem = Effect.fn("create")(function* (input: CreateInput) {
   if (title === "") return yield* new UsageError({ message: "an item needs a title", hint: "give one with --title" })
   let body = input.body ?? ""
   if (input.bodyFile !== undefined) {
-    const { file, bytes } = yield* localFile(input.bodyFile, input)
+    const { file, bytes, secretName } = yield* localFile(input.bodyFile, input)
+    if (secretName) return yield* refuseSecretSource(file)
     const decoded = decodeText(bytes)
     if (decoded === undefined) return yield* new UsageError({ message: `${file} is not UTF-8 text`, hint: "the body is markdown or plain text" })
     body = decoded

@@ -4,6 +4,7 @@ import { toStored } from "../domain/Ref.js"
 import { StateStore } from "../services/StateStore.js"
 import { UsageLog, type EventSource, type FeedbackPolarity } from "../services/UsageLog.js"
 import { copyUtility, resolveTarget } from "./show.js"
+import { shellCommand } from "../domain/ShellQuote.js"
 
 export interface FeedbackInput {
   readonly ref: string
@@ -50,7 +51,7 @@ export const feedback = Effect.fn("feedback")(function* (input: FeedbackInput) {
   if (input.polarity === "negative" && (reason === undefined || reason === "")) {
     return yield* new UsageError({
       message: "negative feedback needs a reason",
-      hint: `say what was wrong, e.g. akm feedback ${input.ref} --negative --reason "steps are outdated"`
+      hint: `say what was wrong, e.g. ${shellCommand("akm feedback", input.ref)} --negative --reason "steps are outdated"`
     })
   }
   const tags = parseTags(input.tags ?? [])

@@ -5,10 +5,12 @@ import { memoryPolicy, memoryPressure, type MemoryPolicy, type MemoryPressure } 
 import { IndexStore, type DiagnosticCounts, type TypeSize } from "../services/IndexStore.js"
 import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
+import { shellCommand } from "../domain/ShellQuote.js"
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure"
+  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -77,7 +79,7 @@ const memoryAttention = (name: string, bundle: BundleConfig, memory: MemoryHealt
   ]
   const keys = crossed.map(([key]) => key)
   const raise = `raise ${keys.join(" and ")}: \`akm config set ${keys[0]} <n>\``
-  const review = `review them with \`akm search "${name}//" --type memory\``
+  const review = `review them with \`${shellCommand("akm search", `${name}//`)} --type memory\``
   return {
     code: "memory-pressure",
     bundle: name,
@@ -87,6 +89,14 @@ const memoryAttention = (name: string, bundle: BundleConfig, memory: MemoryHealt
       : `akm does not consolidate memories yet and the bundle is read-only here; ${review} and ask its maintainers to consolidate, or ${raise}`
   }
 }
+
+/** A bundle whose name predates the naming rule: it works, and a rename makes refs, paths and commands plain. */
+export const bundleNameAttention = (name: string): Attention => ({
+  code: "bundle-name",
+  bundle: name,
+  message: `bundle '${name}' has a name outside the naming rule (lowercase letters, digits, '-' and '_'); it still works`,
+  hint: `rename it: ${shellCommand("akm bundle rename", name, suggestBundleName(name))}`
+})
 
 /** A bundle's memory entry, or null when it holds no memory items. */
 const memoryHealth = (policy: MemoryPolicy, size: TypeSize | undefined): MemoryHealth | null =>
@@ -153,20 +163,22 @@ export const health = Effect.fn("health")(function* () {
     const updatedAt = locked?.updatedAt ?? null
     const overdue = interval !== null && updatedAt !== null && now - Date.parse(updatedAt) > intervalMillis(interval)
     if (locked === undefined && bundle.source.kind !== "filesystem") {
-      attention.push({ code: "not-installed", bundle: name, message: `bundle '${name}' is configured but not installed`, hint: `run \`akm bundle remove ${name}\` and add it again` })
+      attention.push({ code: "not-installed", bundle: name, message: `bundle '${name}' is configured but not installed`, hint: `run \`${shellCommand("akm bundle remove", name)}\` and add it again` })
     } else if (!indexEmpty && state?.indexedAt === undefined) {
-      attention.push({ code: "not-indexed", bundle: name, message: `bundle '${name}' has not been indexed`, hint: `run \`akm index --bundle ${name}\`` })
+      attention.push({ code: "not-indexed", bundle: name, message: `bundle '${name}' has not been indexed`, hint: `run \`${shellCommand("akm index --bundle", name)}\`` })
     }
     if (state?.staleReason !== undefined) {
-      attention.push({ code: "stale", bundle: name, message: `bundle '${name}' is stale: ${state.staleReason}`, hint: `fix the cause, then run \`akm index --bundle ${name}\`` })
+      attention.push({ code: "stale", bundle: name, message: `bundle '${name}' is stale: ${state.staleReason}`, hint: `fix the cause, then run \`${shellCommand("akm index --bundle", name)}\`` })
     }
     const errors = state?.diagnostics?.error ?? 0
     if (errors > 0) {
-      attention.push({ code: "diagnostics", bundle: name, message: `bundle '${name}' has ${errors} error${errors === 1 ? "" : "s"} (items that could not be indexed, or broken native rules)`, hint: `run \`akm lint --bundle ${name}\`` })
+      attention.push({ code: "diagnostics", bundle: name, message: `bundle '${name}' has ${errors} error${errors === 1 ? "" : "s"} (items that could not be indexed, or broken native rules)`, hint: `run \`${shellCommand("akm lint --bundle", name)}\`` })
     }
     if (overdue) {
-      attention.push({ code: "refresh-overdue", bundle: name, message: `bundle '${name}' was last updated ${updatedAt}, more than ${interval} ago`, hint: `run \`akm bundle update ${name}\`` })
+      attention.push({ code: "refresh-overdue", bundle: name, message: `bundle '${name}' was last updated ${updatedAt}, more than ${interval} ago`, hint: `run \`${shellCommand("akm bundle update", name)}\`` })
     }
+    // An older name outside spec 01 §5 still loads; health suggests the rename.
+    if (!isNewBundleName(name)) attention.push(bundleNameAttention(name))
     const memory = memoryHealth(policy, memorySizes.get(name))
     if (memory?.pressure === "high") attention.push(memoryAttention(name, bundle, memory))
     bundles.push({

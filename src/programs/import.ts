@@ -6,6 +6,7 @@ import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { authoringConflict, decodeText, localFile, proposeAndApply, writeTarget } from "./proposals/direct.js"
+import { refuseSecretSource } from "./proposals/secretGuard.js"
 import { resolveBundle } from "./scan.js"
 
 export interface ImportInput {
@@ -49,7 +50,8 @@ const OWN_KEYS = new Set(["title", "name", "description", "type"])
  */
 export const importFile = Effect.fn("import")(function* (input: ImportInput) {
   const files = yield* BundleFiles
-  const { file, bytes } = yield* localFile(input.source, input)
+  const { file, bytes, secretName } = yield* localFile(input.source, input)
+  if (secretName) return yield* refuseSecretSource(file)
   const content = decodeText(bytes)
   if (content === undefined) return yield* new UsageError({ message: `${file} is not UTF-8 text`, hint: "import text files (markdown, plain text)" })
   const bundle = yield* writeTarget(input.bundle)

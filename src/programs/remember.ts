@@ -5,6 +5,7 @@ import { headingSlug } from "../domain/Ref.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { authoringConflict, proposeAndApply, writeTarget } from "./proposals/direct.js"
 import { resolveBundle } from "./scan.js"
+import { shellCommand } from "../domain/ShellQuote.js"
 
 export interface RememberInput {
   readonly text: string
@@ -52,7 +53,7 @@ export const remember = Effect.fn("remember")(function* (input: RememberInput) {
   if (!MEMORY_ADAPTERS.includes(adapter.id) || adapter.create === undefined) {
     return yield* new Conflict({
       message: `bundle '${bundle}' is read by the ${adapter.id} adapter, which has no memory type`,
-      hint: `remember into an akm or okf bundle with --bundle <name>, or write a native item with: akm create <type> --bundle ${bundle}`
+      hint: `remember into an akm or okf bundle with --bundle <name>, or write a native item with: ${shellCommand("akm create <type> --bundle", bundle)}`
     })
   }
   const title = input.title?.trim() || clip(firstSentence(text).replace(/[.!?]$/, ""), TITLE_CHARS)

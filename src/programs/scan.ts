@@ -12,6 +12,7 @@ import { BundleFiles, type WalkResult } from "../services/BundleFiles.js"
 import { ItemProjector, type ProjectionJob } from "../services/ItemProjector.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
+import { shellCommand } from "../domain/ShellQuote.js"
 
 /** What one scan of a bundle root found. Identical trees give deep-equal results (R-AD-2). */
 export interface ScanResult {
@@ -262,7 +263,7 @@ export const resolveBundle = Effect.fn("scan.resolve")(function* (name: string) 
   const locked = (yield* workspace.readLock).bundles[name]
   const root = locked?.root ?? (bundle.source.kind === "filesystem" ? bundle.source.path : undefined)
   if (root === undefined) {
-    return yield* new WorkspaceUnavailable({ path: name, reason: `bundle '${name}' is configured but not installed (no entry in akm.lock)`, hint: `add it again with \`akm bundle remove ${name}\` and \`akm bundle add\`` })
+    return yield* new WorkspaceUnavailable({ path: name, reason: `bundle '${name}' is configured but not installed (no entry in akm.lock)`, hint: `add it again with \`${shellCommand("akm bundle remove", name)}\` and \`akm bundle add\`` })
   }
   const id = bundle.adapter ?? locked?.adapter.id ?? (yield* adapters.detect(root)).id
   const adapter = adapters.adapter(id)

@@ -5,6 +5,7 @@ import type { BundleSource } from "../../src/domain/Config.js"
 import { UsageError } from "../../src/domain/Errors.js"
 import { validateBundleName } from "../../src/domain/Ref.js"
 import { defaultBundleName, parseSource, sourceLocator, type SourceOptions } from "../../src/domain/Source.js"
+import { shellCommand } from "../../src/domain/ShellQuote.js"
 
 const parsed = (input: string, options?: SourceOptions): BundleSource => {
   const result = parseSource(input, options)
@@ -107,7 +108,7 @@ describe("parseSource (spec 02 §1)", () => {
   it.each(["notes//guide", "skills//pdf-processing", "notes//guide#authentication"])("refuses the item ref %j, pointing to akm show", (input) => {
     const error = refused(input)
     expect(error.message).toContain("item ref")
-    expect(error.hint).toContain(`akm show ${input}`)
+    expect(error.hint).toContain(shellCommand("akm show", input))
   })
 
   it.each(["git@github.com:acme/kb.git", "ssh://git@github.com/acme/kb.git"])("refuses the ssh URL %j with a hint to use https", (input) => {

@@ -34,7 +34,7 @@ describe("bundle programs", () => {
     Effect.gen(function* () {
       const dir = folder({ "a/note.md": "# Note\n" })
       const view = yield* bundleAdd({ source: dir, ...caller })
-      expect(view).toMatchObject({ name: path.basename(dir), adapter: "okf", writable: true, root: fs.realpathSync(dir), revision: null, items: 1, default: true })
+      expect(view).toMatchObject({ name: path.basename(dir).toLowerCase(), adapter: "okf", writable: true, root: fs.realpathSync(dir), revision: null, items: 1, default: true })
       const workspace = yield* WorkspaceConfig
       const config = yield* workspace.read
       expect(config.defaultBundle).toBe(view.name)

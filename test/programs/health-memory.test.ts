@@ -72,7 +72,7 @@ describe("health: memory tiers (spec 06 §8.2)", () => {
       expect(over.bundles.find((b) => b.bundle === "proj")!.memory).toMatchObject({ items: 1, pressure: "ok" })
       const attention = over.attention.find((a) => a.code === "memory-pressure")!
       expect(attention.message).toMatch(/^bundle 'mem' holds 3 memory items \(\d+ bytes\), over memory\.highWaterItems \(2\): consolidation is required$/)
-      expect(attention.hint).toContain("akm search \"mem//\" --type memory")
+      expect(attention.hint).toContain("akm search mem// --type memory")
       expect(attention.hint).toContain("no longer needed down to 1 item, or raise memory.highWaterItems")
       expect(attention.hint).toContain("akm config set memory.highWaterItems <n>")
 

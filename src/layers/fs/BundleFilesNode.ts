@@ -241,7 +241,9 @@ const walkTree = (root: string, options: WalkOptions): WalkResult => {
           truncated = true
           break
         }
-        files.set(relative, { path: relative, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) })
+        // A link is what it points at: adapters must not read a linked env file as knowledge.
+        const target = path.relative(realRoot, real).split(path.sep).join("/").normalize("NFC")
+        files.set(relative, { path: relative, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs), ...(target === relative ? {} : { linkedTo: target }) })
       } else {
         warn("special-file", relative, "not a regular file (device, socket or pipe); skipped", "info")
       }

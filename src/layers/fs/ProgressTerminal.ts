@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { neutralise } from "../../domain/TerminalText.js"
 import { Progress } from "../../services/Progress.js"
 
 export interface ProgressOptions {
@@ -18,15 +19,16 @@ export const makeProgress = (options: ProgressOptions) => {
         const now = Date.now()
         if (now - lastDraw < 50 && (total === undefined || done < total)) return
         lastDraw = now
-        options.write(`\r\u001b[2K${task} ${total === undefined ? String(done) : `${done}/${total}`}`)
+        options.write(`\r\u001b[2K${neutralise(task)} ${total === undefined ? String(done) : `${done}/${total}`}`)
       }),
     done: (task, message) =>
       Effect.sync(() => {
-        if (draw) options.write(`\r\u001b[2K${task}${message === undefined ? "" : ` ${message}`}\n`)
+        if (draw) options.write(`\r\u001b[2K${neutralise(task)}${message === undefined ? "" : ` ${neutralise(message)}`}\n`)
       }),
     warn: (message) =>
       Effect.sync(() => {
-        if (!options.quiet) options.write(`${message}\n`)
+        // Bundle names and paths reach these lines: no escape sequence of theirs may act.
+        if (!options.quiet) options.write(`${neutralise(message)}\n`)
       })
   })
 }

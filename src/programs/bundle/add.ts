@@ -2,7 +2,7 @@ import { Effect, Either, Schema } from "effect"
 import { Interval, isReadOnlyKind, type BundleConfig, type BundleSource } from "../../domain/Config.js"
 import { Conflict, UsageError } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
-import { validateBundleName } from "../../domain/Ref.js"
+import { validateNewBundleName } from "../../domain/Ref.js"
 import { defaultBundleName, parseSource } from "../../domain/Source.js"
 import { Adapters } from "../../services/Adapters.js"
 import { IndexStore } from "../../services/IndexStore.js"
@@ -14,6 +14,7 @@ import { indexBundles } from "../indexBundles.js"
 import { bundleView, type BundleView } from "./view.js"
 import { resolveAdapter, refuseWorkspaceInside } from "./checks.js"
 import { lockEntry, reportDiagnostics } from "./lockEntry.js"
+import { shellCommand } from "../../domain/ShellQuote.js"
 
 export interface BundleAddInput {
   readonly source: string
@@ -62,7 +63,7 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
   const parsed = yield* Either.match(parseSource(input.source, input), { onLeft: Effect.fail, onRight: Effect.succeed })
   const source = absoluteSource(parsed, input)
   const name = input.name ?? defaultBundleName(source)
-  yield* Either.match(validateBundleName(name), {
+  yield* Either.match(validateNewBundleName(name), {
     onLeft: (e) => Effect.fail(new UsageError({ message: `invalid bundle name '${name}': ${e.reason}`, hint: input.name === undefined ? "choose a name with --name" : e.hint })),
     onRight: Effect.succeed
   })
@@ -102,7 +103,7 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
       const lock = yield* workspace.readLock
       const twin = Object.entries(lock.bundles).find(([, entry]) => entry.source.kind === "filesystem" && entry.root === materialized.root)
       if (twin !== undefined) {
-        return yield* new Conflict({ message: `${materialized.root} is already bundle '${twin[0]}'`, hint: `use the existing bundle, or \`akm bundle remove ${twin[0]}\` first` })
+        return yield* new Conflict({ message: `${materialized.root} is already bundle '${twin[0]}'`, hint: `use the existing bundle, or \`${shellCommand("akm bundle remove", twin[0])}\` first` })
       }
     }
     yield* workspace.ensureDirs

@@ -3,7 +3,7 @@ import { Effect, Either } from "effect"
 import { posix } from "node:path"
 import { Conflict, UsageError, WorkspaceUnavailable } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
-import { validateBundleName } from "../../domain/Ref.js"
+import { validateNewBundleName } from "../../domain/Ref.js"
 import { Adapters } from "../../services/Adapters.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { StateStore } from "../../services/StateStore.js"
@@ -29,7 +29,7 @@ export const bundleCreate = Effect.fn("bundle.create")(function* (input: BundleC
   const workspace = yield* WorkspaceConfig
   const adapters = yield* Adapters
   const fs = yield* FileSystem
-  yield* Either.match(validateBundleName(input.name), {
+  yield* Either.match(validateNewBundleName(input.name), {
     onLeft: (e) => Effect.fail(new UsageError({ message: `invalid bundle name '${input.name}': ${e.reason}`, hint: e.hint })),
     onRight: Effect.succeed
   })

@@ -13,6 +13,7 @@ import { splitFrontmatter } from "../import.js"
 import { evaluateChanges } from "../proposals/evaluate.js"
 import { propose } from "../proposals/propose.js"
 import { resolveBundle, scanWith } from "../scan.js"
+import { shellCommand } from "../../domain/ShellQuote.js"
 
 export interface BundleExportInput {
   /** The website-snapshot bundle to export from. */
@@ -181,7 +182,7 @@ const writableDestination = Effect.fn("bundle.export.destination")(function* (na
   const { info, adapter } = resolved
   if (name === source) return yield* new UsageError({ message: `bundle '${name}' is the website bundle itself`, hint: "export into another, writable bundle: --to <name>" })
   if (!info.writable) {
-    return yield* new Conflict({ message: `bundle '${name}' is read-only`, hint: `export into a writable bundle, or make this one writable: akm config set bundles.${name}.writable true` })
+    return yield* new Conflict({ message: `bundle '${name}' is read-only`, hint: `export into a writable bundle, or make this one writable: ${shellCommand("akm config set", `bundles.${name}.writable`, "true")}` })
   }
   if (!adapter.writable || adapter.create === undefined) {
     return yield* new Conflict({ message: `the ${adapter.id} adapter of bundle '${name}' cannot author items`, hint: "export into an akm or okf bundle (akm bundle create <name>), or another bundle whose adapter can author files" })
@@ -224,7 +225,7 @@ export const bundleExport = Effect.fn("bundle.export")(function* (input: BundleE
 
   const scanned = yield* scanWith(source.info, source.adapter)
   const all = scanned.documents
-  if (all.length === 0) return yield* new UsageError({ message: `bundle '${input.source}' has no pages`, hint: `refresh it with \`akm bundle update ${input.source}\`` })
+  if (all.length === 0) return yield* new UsageError({ message: `bundle '${input.source}' has no pages`, hint: `refresh it with \`${shellCommand("akm bundle update", input.source)}\`` })
   const globs = (input.pages ?? []).map((g) => g.trim()).filter((g) => g !== "")
   const isMatch = globs.length === 0 ? () => true : picomatch(globs, { dot: true })
   const selected = all.filter((doc) => matchNames(doc).some((name) => isMatch(name)))

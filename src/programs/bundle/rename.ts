@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { Conflict, UsageError } from "../../domain/Errors.js"
-import { validateBundleName } from "../../domain/Ref.js"
+import { validateNewBundleName } from "../../domain/Ref.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
@@ -8,6 +8,7 @@ import { StateStore } from "../../services/StateStore.js"
 import { UsageLog } from "../../services/UsageLog.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./show.js"
+import { shellCommand } from "../../domain/ShellQuote.js"
 
 export interface BundleRenameResult {
   readonly from: string
@@ -33,7 +34,7 @@ export interface BundleRenameResult {
  */
 export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, to: string) {
   const workspace = yield* WorkspaceConfig
-  yield* Either.match(validateBundleName(to), {
+  yield* Either.match(validateNewBundleName(to), {
     onLeft: (e) => Effect.fail(new UsageError({ message: `invalid bundle name '${to}': ${e.reason}`, hint: e.hint })),
     onRight: Effect.succeed
   })
@@ -42,7 +43,7 @@ export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, 
   if (bundle === undefined) return yield* bundleNotFound(from, Object.keys(config.bundles))
   if (from === to) return yield* new UsageError({ message: `the bundle is already named '${to}'`, hint: "give a different new name" })
   if (config.bundles[to] !== undefined) {
-    return yield* new Conflict({ message: `a bundle named '${to}' already exists`, hint: `choose another name, or \`akm bundle remove ${to}\` first` })
+    return yield* new Conflict({ message: `a bundle named '${to}' already exists`, hint: `choose another name, or \`${shellCommand("akm bundle remove", to)}\` first` })
   }
 
   // A repeated run after a crash may find the lock entry already under the new name.

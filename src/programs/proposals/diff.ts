@@ -1,6 +1,7 @@
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff"
 import { Effect } from "effect"
 import { actionOf, sha256Hex, type FileAction, type Proposal } from "../../domain/Proposal.js"
+import { secretKindOfPath } from "../../domain/SecretFiles.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { Transaction } from "../../services/Transaction.js"
@@ -51,6 +52,9 @@ const beforeOf = (bundle: string, path: string, hash: string) =>
     )
   }).pipe(Effect.orElseSucceed((): Before => undefined))
 
+/** The adapter id of a bundle, when it is still configured. */
+const adapterOf = (bundle: string) => resolveBundle(bundle).pipe(Effect.map((resolved): string | undefined => resolved.adapter.id), Effect.orElseSucceed(() => undefined))
+
 /** Per-file unified diffs of a proposal (the `diff` package). Paths carry the bundle when it spans several. */
 export const fileDiffs = Effect.fn("proposal.fileDiffs")(function* (proposal: Proposal) {
   const several = bundlesOf(proposal).length > 1
@@ -59,6 +63,11 @@ export const fileDiffs = Effect.fn("proposal.fileDiffs")(function* (proposal: Pr
     const name = several ? `${change.bundle}/${change.path}` : change.path
     const action = actionOf(change)
     const base = { bundle: change.bundle, path: change.path, action, beforeHash: change.beforeHash, afterHash: change.after === undefined ? null : sha256Hex(change.after) }
+    if (secretKindOfPath(change.path, yield* adapterOf(change.bundle)) !== undefined) {
+      // Neither side is shown: an env file's old bytes hold values, and a proposal made before values were refused may too.
+      diffs.push({ ...base, diff: "", note: "env and secret files are never shown: their values stay out of diffs" })
+      continue
+    }
     const before = change.beforeHash === null ? asBefore("") : yield* beforeOf(change.bundle, change.path, change.beforeHash)
     if (before === undefined) {
       diffs.push({ ...base, diff: "", note: "the old bytes are not available: the file changed since the proposal was made and no backup holds them" })

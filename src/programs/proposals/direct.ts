@@ -4,6 +4,7 @@ import * as path from "node:path"
 import type { AuthoringRefused } from "../../domain/Adapter.js"
 import { ConfigInvalid, Conflict, UsageError } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
+import { secretKindOfName } from "../../domain/SecretFiles.js"
 import { autoApplies, autoApplyPolicy, shortId, type ProposalStatus } from "../../domain/Proposal.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
@@ -105,7 +106,9 @@ export const localFile = (given: string, caller: { readonly cwd: string; readonl
     if (info.type !== "File") return yield* unreadable("not a regular file")
     if (Number(info.size) > MAX_LOCAL_BYTES) return yield* unreadable(`${info.size} bytes, over the ${MAX_LOCAL_BYTES}-byte limit`)
     const bytes = yield* fs.readFile(file).pipe(Effect.mapError((e) => unreadable(e.message)))
-    return { file, bytes }
+    // The name that decides whether it is a secret file is the link target's as well as the given one's.
+    const real = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
+    return { file, bytes, secretName: secretKindOfName(file) !== undefined || secretKindOfName(real) !== undefined }
   })
 
 /** The walk's per-file limit: a bigger file could not be indexed anyway. */

@@ -4,10 +4,12 @@ import * as path from "node:path"
 import { UsageError } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { sha256Hex } from "../../domain/Proposal.js"
+import { secretKindOfPath } from "../../domain/SecretFiles.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { resolveBundle } from "../scan.js"
 import { decodeText, localFile } from "./direct.js"
 import { propose } from "./propose.js"
+import { refuseSecretSource } from "./secretGuard.js"
 import { proposalView } from "./show.js"
 
 export interface ProposalNewInput {
@@ -44,12 +46,14 @@ export const proposalNew = Effect.fn("proposal.new")(function* (input: ProposalN
   const files = yield* BundleFiles
   if (input.files.length === 0) return yield* new UsageError({ message: "a proposal needs at least one --file", hint: "e.g. akm proposal new --bundle notes --file guides/setup.md=@./draft.md --title \"Setup guide\"" })
   if (input.title.trim() === "") return yield* new UsageError({ message: "a proposal needs a title", hint: "say what it does with --title" })
-  const { info } = yield* resolveBundle(input.bundle)
+  const { info, adapter } = yield* resolveBundle(input.bundle)
   const changes: Array<FileChange> = []
   for (const flag of input.files) {
     const { target, source } = yield* parseFileFlag(flag)
     const relative = yield* bundlePath(target)
-    const { bytes } = yield* localFile(source, input)
+    const { file, bytes, secretName } = yield* localFile(source, input)
+    // A secret-named file may only go to an env/secret path, where propose lets key names through and nothing else.
+    if (secretName && secretKindOfPath(relative, adapter.id) === undefined) return yield* refuseSecretSource(file)
     const exists = yield* fs.exists(path.join(info.root, relative)).pipe(Effect.orElseSucceed(() => false))
     const beforeHash = exists ? (yield* files.hash(info.root, [relative])).hash : null
     changes.push({ bundle: input.bundle, path: relative, beforeHash, after: decodeText(bytes) ?? bytes })

@@ -6,7 +6,9 @@ import { fingerprint, type ChangeClass, type EvidenceRef, type Proposal } from "
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { resolveBundle } from "../scan.js"
 import { evaluateChanges } from "./evaluate.js"
+import { refuseSecretValues } from "./secretGuard.js"
 import { bundlesOf, now } from "./lookup.js"
+import { shellCommand } from "../../domain/ShellQuote.js"
 
 export interface ProposeInput {
   readonly title: string
@@ -50,8 +52,9 @@ export const propose = Effect.fn("proposal.propose")(function* (input: ProposeIn
   yield* checkShape(input.changes)
   for (const bundle of bundlesOf(input)) {
     const { info, adapter } = yield* resolveBundle(bundle)
-    if (!info.writable) return yield* new Conflict({ message: `bundle '${bundle}' is read-only`, hint: `write to a writable bundle, or make this one writable: akm config set bundles.${bundle}.writable true` })
+    if (!info.writable) return yield* new Conflict({ message: `bundle '${bundle}' is read-only`, hint: `write to a writable bundle, or make this one writable: ${shellCommand("akm config set", `bundles.${bundle}.writable`, "true")}` })
     if (!adapter.writable) return yield* new Conflict({ message: `the ${adapter.id} adapter of bundle '${bundle}' has no authoring path`, hint: "write to a bundle whose adapter can author files (akm, okf, …)" })
+    for (const change of input.changes) if (change.bundle === bundle) yield* refuseSecretValues(change, adapter.id)
   }
   const evaluated = yield* evaluateChanges(input.changes)
   const evidence = input.evidence ?? []

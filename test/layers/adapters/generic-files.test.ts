@@ -99,6 +99,34 @@ describe("generic-files adapter: plan and project", () => {
   })
 })
 
+describe("generic-files adapter: files named like secrets (R-DB-2)", () => {
+  const value = "CANARY_generic_files_secret_value"
+  const secretNames = [
+    "app.env", "config/.env", ".env.production", "deploy/.npmrc", ".netrc", ".pgpass", "credentials", "aws/credentials.json", "credentials.md",
+    "tls/server.pem", "tls/server.key", "cert.p12", "cert.pfx", "ssh/id_rsa", "ssh/id_rsa.pub", "ssh/id_ed25519", "vault.kdbx", "secrets.yaml", "secrets.txt", "ops/SECRETS.md"
+  ]
+
+  it("each is a secret item listed by name only: never read, no content, description or hints", () => {
+    const tree = Object.fromEntries([...secretNames.map((name) => [name, `TOKEN=${value}\n`]), ["notes/readme.txt", "ordinary"]])
+    const ctx = contextFromTree(tree)
+    const read: Array<string> = []
+    const spying = { ...ctx, readText: (p: string) => (read.push(p), ctx.readText(p)) }
+    const planned = genericFilesAdapter.plan(ctx.files, ctx.bundle)
+    const projected = planned.items.map((item) => [item.files[0], Effect.runSync(genericFilesAdapter.project(item, spying)).projection] as const)
+    for (const [file, projection] of projected) {
+      if (file === "notes/readme.txt") continue
+      expect(projection, file).toEqual({ type: "secret", name: file!.slice(file!.lastIndexOf("/") + 1) })
+    }
+    expect(read).toEqual(["notes/readme.txt"])
+    expect(JSON.stringify(projected)).not.toContain(value)
+  })
+
+  it("ordinary names stay documents, scripts and files", () => {
+    const { items } = scanTree(genericFilesAdapter, { "environment.md": "# Env\n", "keys.txt": "k", "monkey": "m", "secret-santa.md": "# S\n", "run.sh": "# r\n" })
+    expect(items.map((i) => i.projection.type)).toEqual(["document", "document", "file", "script", "document"])
+  })
+})
+
 describe("generic-files adapter: script headers", () => {
   it.each([
     ["sh", "#!/bin/sh\n# @description Sync the mirror\n# @tags sync, mirror\nrsync -a src dst\n", "Sync the mirror", ["sync", "mirror"]],

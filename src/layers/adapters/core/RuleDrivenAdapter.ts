@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { BundleAdapter, BundleInfo, ValidateContext } from "../../../domain/Adapter.js"
+import { guardSecretLinks } from "./SecretLinks.js"
 import { authoringContextOf, makeRuleBook, type AuthoringParts, type RuleBook, type RuleRow } from "./RuleBook.js"
 
 /** What an adapter is, apart from its rules and what it does. */
@@ -26,6 +27,7 @@ export const ruleDrivenAdapter = (identity: AdapterIdentity, rules: ReadonlyArra
     ...identity,
     rules,
     ...parts,
+    project: guardSecretLinks(identity.id, parts.project),
     ...(authoring === undefined ? {} : {
       authoringContext: (bundle, target, op, ctx) =>
         Effect.map(typeof authoring === "function" ? authoring(bundle, target, op, ctx) : Effect.succeed(authoring), (text) => authoringContextOf(identity, book, text))

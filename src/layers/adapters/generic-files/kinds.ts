@@ -1,9 +1,13 @@
+import { secretKindOfName } from "../../../domain/SecretFiles.js"
+
 /**
  * What a file is to generic-files, from its name alone (plan sees paths only):
  * markdown and text are documents, known script extensions are scripts, the
- * rest are opaque files.
+ * rest are opaque files; files named like credentials are secrets, listed by
+ * name and never read.
  */
-export type FileKind = "markdown" | "text" | "script" | "file"
+
+export type FileKind = "markdown" | "text" | "script" | "file" | "secret"
 
 const MARKDOWN = new Set(["md", "markdown", "mdx"])
 const TEXT = new Set(["txt", "text", "rst", "adoc", "asciidoc", "org"])
@@ -21,6 +25,8 @@ export const extensionOf = (path: string): string => {
 }
 
 export const kindOf = (path: string): FileKind => {
+  // Credentials and env files by name (`.env`, `*.pem`, `id_rsa`, …) come first: a `secrets.md` is not a document.
+  if (secretKindOfName(path) !== undefined) return "secret"
   const extension = extensionOf(path)
   if (MARKDOWN.has(extension)) return "markdown"
   if (TEXT.has(extension)) return "text"

@@ -53,11 +53,13 @@ const projectScript = (path: string, source: string): ProjectResult => {
 }
 
 /**
- * One file → its projection (spec 03 "generic-files"). Opaque files are never
- * read: their name is all that is indexed.
+ * One file → its projection (spec 03 "generic-files"). Opaque files and
+ * secrets are never read: their name is all that is indexed.
  */
 export const projectFile = (book: RuleBook) => (item: ItemPlan, ctx: ValidateContext): Effect.Effect<ProjectResult, FileUnreadable> => {
   const path = item.files[0]!
+  // Env and credential files: the name is the whole item (R-DB-2); show and curate print no value for type secret.
+  if (item.kind === "secret") return Effect.succeed({ projection: makeProjection({ type: "secret", name: fileName(path) }), diagnostics: [] })
   if (item.kind === "file") {
     return Effect.succeed({ projection: makeProjection({ type: "file", name: nameFromFile(path), hints: [fileName(path)] }), diagnostics: [] })
   }

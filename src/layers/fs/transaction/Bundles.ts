@@ -6,6 +6,7 @@ import { WorkspaceUnavailable } from "../../../domain/Errors.js"
 import type { Adapters } from "../../../services/Adapters.js"
 import { TransactionRefused } from "../../../services/Transaction.js"
 import type { WorkspaceConfig } from "../../../services/WorkspaceConfig.js"
+import { shellCommand } from "../../../domain/ShellQuote.js"
 
 /** A bundle as the engine writes it: its real root, whether it may be written, its adapter, whether it commits to git. */
 export interface TargetBundle {
@@ -35,7 +36,7 @@ export const workspaceBundles = (workspace: WorkspaceConfig["Type"], adapters: A
     if (bundle === undefined) return yield* configured(name, `bundle '${name}' is not configured`, "add it with `akm bundle add`, or name a configured bundle")
     const locked = (yield* Effect.mapError(workspace.readLock, unreadable)).bundles[name]
     const root = locked?.root ?? (bundle.source.kind === "filesystem" ? bundle.source.path : undefined)
-    if (root === undefined) return yield* configured(name, `bundle '${name}' is not installed (no entry in akm.lock)`, `add it again with \`akm bundle remove ${name}\` and \`akm bundle add\``)
+    if (root === undefined) return yield* configured(name, `bundle '${name}' is not installed (no entry in akm.lock)`, `add it again with \`${shellCommand("akm bundle remove", name)}\` and \`akm bundle add\``)
     const realRoot = yield* Effect.try({
       try: () => fs.realpathSync(root),
       catch: () => new WorkspaceUnavailable({ path: root, reason: `the root of bundle '${name}' does not exist`, hint: "restore the directory or remove the bundle" })
