@@ -7,6 +7,7 @@ import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
+import { CrashPoints } from "../../services/CrashPoints.js"
 import {
   StaleBeforeHash,
   Transaction,
@@ -19,9 +20,10 @@ import {
 } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { commitExactPaths, findRepository } from "../git/ExactPathCommit.js"
+import { workspaceLease } from "../sqlite/leaseEvents.js"
 import { getBlob, putBlob, sweepBlobTemps } from "./transaction/BlobStore.js"
 import { workspaceBundles, type BundleResolver, type TargetBundle } from "./transaction/Bundles.js"
-import { crashPoint } from "./transaction/CrashPoint.js"
+import { crashPointsNone } from "./transaction/CrashPoints.js"
 import { commitTemp, makeDirs, removeFile, writeTemp } from "./transaction/FileOps.js"
 import {
   JOURNAL_FILE,
@@ -64,6 +66,8 @@ export interface EngineOptions {
   readonly leaseWaitMillis?: number
   /** Age past which a lease is stale even with its process alive (default 10 min). */
   readonly leaseMaxAgeMillis?: number
+  /** The fault-injecting seam (default: none). */
+  readonly crashPoints?: CrashPoints["Type"]
 }
 
 type Refusal = TransactionRefused | StaleBeforeHash
@@ -179,7 +183,7 @@ const locatedOf = (journal: Journal, steps: ReadonlyArray<Step>): LocatedJournal
  * failure after rolling back what it wrote (a rollback that fails itself
  * leaves the journal for recovery).
  */
-const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>): void => {
+const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>, crashPoint: (point: string) => void): void => {
   writeJournal(paths.txnDir, journal)
   crashPoint("after-journal")
   try {
@@ -216,7 +220,7 @@ const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: Readon
 }
 
 /** Step 11 for every bundle of the set that commits to git; a failure is a warning, the files stay final. */
-const commitToGit = (journal: Journal, located: LocatedJournal) =>
+const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (point: string) => void) =>
   Effect.gen(function* () {
     const commits: Array<{ bundle: string; sha: string }> = []
     const warnings: Array<string> = []
@@ -236,7 +240,11 @@ const commitToGit = (journal: Journal, located: LocatedJournal) =>
 
 export const makeTransactionEngine = (options: EngineOptions): Transaction["Type"] => {
   const { paths } = options
-  const leased = withLease({ file: path.join(paths.locksDir, "mutation.lease"), waitMillis: options.leaseWaitMillis ?? 30_000, maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000 })
+  const crashPoint = (options.crashPoints ?? crashPointsNone).reach
+  const leased = withLease(workspaceLease(path.join(paths.locksDir, "mutation.lease"), "the workspace mutation lease", {
+    waitMillis: options.leaseWaitMillis ?? 30_000,
+    maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
+  }))
   const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
   const io = <A>(where: string, f: () => A) => Effect.try({ try: f, catch: (cause) => unavailable(where, cause) })
 
@@ -283,8 +291,8 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
 
       // Steps 6–9, then 11, then the journal goes.
       const journal = journalOf(request.id, op, request.message, steps)
-      yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps))
-      const git = yield* commitToGit(journal, locatedOf(journal, steps))
+      yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
+      const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, request.id, JOURNAL_FILE))
       crashPoint("after-journal-removed")
       return {
@@ -339,7 +347,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       }
       // Past the mark every write is done: finishing means the git commit and removing the journal.
       yield* io(paths.txnDir, () => removeTemps(located))
-      yield* commitToGit(journal, located)
+      yield* commitToGit(journal, located, crashPoint)
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
       return { rolledForward: id } satisfies Outcome
     })
@@ -500,6 +508,7 @@ export const TransactionEngineLive = Layer.effect(
     const workspace = yield* WorkspaceConfig
     const adapters = yield* Adapters
     const files = yield* BundleFiles
-    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files })
+    const crashPoints = yield* CrashPoints
+    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files, crashPoints })
   })
 )

@@ -8,6 +8,7 @@ import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
 import { MaterializerLive } from "../materializers/MaterializerLive.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
+import { CrashPointsNone } from "../fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "../fs/TransactionEngine.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
 import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
@@ -40,6 +41,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive).pipe(
   Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
+  Layer.provideMerge(CrashPointsNone),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),
