@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
@@ -143,7 +143,7 @@ const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: Read
   return steps
 }
 
-const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>): Journal => {
+const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>, now: number): Journal => {
   const bundles: Record<string, { root: string; gitCommit: boolean }> = {}
   const dirs = new Map<string, { bundle: string; path: string }>()
   for (const step of steps) {
@@ -155,7 +155,7 @@ const journalOf = (id: string, op: Op, message: string | undefined, steps: Reado
     id,
     op,
     phase: "prepared",
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(now).toISOString(),
     pid: process.pid,
     ...(message === undefined ? {} : { message }),
     bundles,
@@ -230,7 +230,8 @@ const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (poi
       if (!gitCommit) continue
       const paths = final.filter((t) => t.target.bundle === bundle).map((t) => t.target.path)
       if (paths.length === 0) continue
-      const outcome = yield* Effect.either(Effect.tryPromise(() => commitExactPaths(root, paths, message)))
+      const at = yield* Clock.currentTimeMillis
+      const outcome = yield* Effect.either(Effect.tryPromise(() => commitExactPaths(root, paths, message, at)))
       if (outcome._tag === "Left") warnings.push(`bundle '${bundle}': the git commit failed (${String(outcome.left.error)}); the files are changed but not committed`)
       else if (outcome.right !== undefined) commits.push({ bundle, sha: outcome.right.sha })
     }
@@ -290,7 +291,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       }
 
       // Steps 6–9, then 11, then the journal goes.
-      const journal = journalOf(request.id, op, request.message, steps)
+      const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis)
       yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
       const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, request.id, JOURNAL_FILE))
@@ -322,12 +323,12 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
 
   /** Moves a journal recovery could only partly resolve out of the way, kept for the user to inspect. */
   const setAside = (id: string) =>
-    io(paths.txnDir, () => {
+    Effect.flatMap(Clock.currentTimeMillis, (now) => io(paths.txnDir, () => {
       const aside = path.join(paths.txnDir, ".unresolved")
       fs.mkdirSync(aside, { recursive: true, mode: 0o700 })
-      fs.renameSync(path.join(transactionDir(paths.txnDir, id), JOURNAL_FILE), path.join(aside, `${id}-${Date.now()}.json`))
+      fs.renameSync(path.join(transactionDir(paths.txnDir, id), JOURNAL_FILE), path.join(aside, `${id}-${now}.json`))
       removeRecord(paths.txnDir, id, JOURNAL_FILE)
-    })
+    }))
 
   type Outcome = { readonly rolledBack?: string; readonly rolledForward?: string; readonly refused?: { id: string; reason: string } }
 
