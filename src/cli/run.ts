@@ -5,6 +5,7 @@ import { makeAkmLive } from "../layers/AkmLive.js"
 import type { Adapters } from "../services/Adapters.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
 import type { IndexStore } from "../services/IndexStore.js"
+import type { ItemProjector } from "../services/ItemProjector.js"
 import type { LogStore } from "../services/LogStore.js"
 import type { Materializer } from "../services/Materializer.js"
 import type { Progress } from "../services/Progress.js"
@@ -20,7 +21,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
 
 /** The command already printed its error; main only sets the exit code. */
 export class Reported {
