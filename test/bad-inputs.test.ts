@@ -2,17 +2,19 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Either } from "effect"
+import { Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import * as Ref from "../src/domain/Ref.js"
 import { builtInRegistry, registryAdapters } from "../src/layers/adapters/registry.js"
 import { BundleFilesNode, makeBundleFiles } from "../src/layers/fs/BundleFilesNode.js"
 import { makeTransactionEngine } from "../src/layers/fs/TransactionEngine.js"
+import { ItemProjectorInProcess } from "../src/layers/projector/ItemProjectorWorkers.js"
 import { AkmTest } from "../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../src/programs/bundle/add.js"
 import { lint } from "../src/programs/lint.js"
 import { scanWith } from "../src/programs/scan.js"
 import type { BundleFiles } from "../src/services/BundleFiles.js"
+import type { ItemProjector } from "../src/services/ItemProjector.js"
 import { buildBadInputs, CANARY, type BadInputs } from "./support/badInputs.js"
 
 /**
@@ -70,7 +72,7 @@ describe("the bad-input corpus never crashes a scan (R-AD-5)", () => {
     it(`${adapter.id}: bad files are salvaged or diagnosed, good files indexed, nothing written or read outside`, async () => {
       const info = { name: "bad", root: corpus.root, writable: true }
       const before = snapshot(corpus.base)
-      const run = <A, E>(effect: Effect.Effect<A, E, BundleFiles>) => Effect.runPromise(effect.pipe(Effect.provide(BundleFilesNode)))
+      const run = <A, E>(effect: Effect.Effect<A, E, BundleFiles | ItemProjector>) => Effect.runPromise(effect.pipe(Effect.provide(ItemProjectorInProcess.pipe(Layer.provideMerge(BundleFilesNode)))))
       const scan = await run(scanWith(info, adapter))
       expect(scan.complete).toBe(true)
       expect(scan.diagnostics.filter((d) => d.code === "adapter-failed")).toEqual([])

@@ -9,7 +9,7 @@ import { runInterruptible } from "./interruptible.js"
 import { formatFromArgv, hoistGlobalOptions } from "./options.js"
 import { forTerminal, neutralise, renderError, styleFor } from "./render.js"
 import { akmCommand } from "./root.js"
-import { Reported } from "./run.js"
+import { cliSeams, Reported, type CliSeams } from "./run.js"
 
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, "")
@@ -48,10 +48,15 @@ const capturingConsole = (captured: Array<string>) =>
 
 const cli = Command.run(akmCommand, { name: "akm", version: VERSION })
 
-/** Runs the CLI on argv and resolves to the process exit code (spec 09 §2). */
-export const runCli = async (argv: ReadonlyArray<string>): Promise<number> => {
+/**
+ * Runs the CLI on argv and resolves to the process exit code (spec 09 §2).
+ * `seams` adds layers to every command (a test-only entry point passes the
+ * CrashPoints test layer); bin/akm.js passes none.
+ */
+export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}): Promise<number> => {
   const captured: Array<string> = []
   const program = cli(["node", "akm", ...hoistGlobalOptions(argv)]).pipe(
+    Effect.locally(cliSeams, seams),
     Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: true })))
   )
   const { exit, signal } = await runInterruptible(program)

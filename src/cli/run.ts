@@ -1,10 +1,12 @@
-import { Effect, Option } from "effect"
+import { Effect, FiberRef, Option, type Layer } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import { makeAkmLive } from "../layers/AkmLive.js"
 import type { Adapters } from "../services/Adapters.js"
+import type { CrashPoints } from "../services/CrashPoints.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
 import type { IndexStore } from "../services/IndexStore.js"
+import type { ItemProjector } from "../services/ItemProjector.js"
 import type { LogStore } from "../services/LogStore.js"
 import type { Materializer } from "../services/Materializer.js"
 import type { Progress } from "../services/Progress.js"
@@ -20,7 +22,19 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
+
+/**
+ * Layers an entry point adds to every command's live layer (runCli's
+ * options): only the test-only entry point sets one (the CrashPoints test
+ * layer); the shipped CLI leaves it empty and reads nothing from the
+ * environment for it.
+ */
+export interface CliSeams {
+  readonly crashPoints?: Layer.Layer<CrashPoints> | undefined
+}
+
+export const cliSeams = FiberRef.unsafeMake<CliSeams>({})
 
 /** The command already printed its error; main only sets the exit code. */
 export class Reported {
@@ -47,15 +61,17 @@ export const runCommand = <A, E>(
 ): Effect.Effect<void, Reported> => {
   const stdoutTTY = process.stdout.isTTY === true
   const format = resolveFormat(options.format, stdoutTTY)
-  const layer = makeAkmLive({
-    configDir: Option.getOrUndefined(options.configDir),
-    dataDir: Option.getOrUndefined(options.dataDir),
-    cacheDir: Option.getOrUndefined(options.cacheDir),
-    quiet: options.quiet,
-    projectorWorker: projectorWorkerScript()
-  })
-  return program.pipe(
-    Effect.provide(layer),
+  const layer = (seams: CliSeams) =>
+    makeAkmLive({
+      configDir: Option.getOrUndefined(options.configDir),
+      dataDir: Option.getOrUndefined(options.dataDir),
+      cacheDir: Option.getOrUndefined(options.cacheDir),
+      quiet: options.quiet,
+      projectorWorker: projectorWorkerScript(),
+      crashPoints: seams.crashPoints
+    })
+  return FiberRef.get(cliSeams).pipe(
+    Effect.flatMap((seams) => Effect.provide(program, layer(seams))),
     Effect.matchEffect({
       onSuccess: (value) =>
         Effect.sync(() => {

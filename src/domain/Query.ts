@@ -153,6 +153,7 @@ const byteShadow = (ch: string): string => {
   return String.fromCharCode(...bytes.map((b) => 0x100 + b))
 }
 
+/** Bounded: cleared past 50 000 tokens (below, in `stem`). */
 const stemCache = new Map<string, string>()
 
 /** The Porter stem of one token (from `tokenize`), as FTS5 stores it. */
@@ -218,7 +219,7 @@ const ABBREVIATIONS: ReadonlyArray<readonly [string, string]> = [
 ]
 const COUNTERPART = new Map(ABBREVIATIONS.flatMap(([short, long]) => [[short, long], [long, short]] as const))
 
-/** Every spelling's stem → its counterpart; the first pair with a stem wins, as a scan of COUNTERPART in order would find it. */
+/** Built once, bounded by ABBREVIATIONS. Every spelling's stem → its counterpart; the first pair with a stem wins, as a scan of COUNTERPART in order would find it. */
 let counterpartByStem: ReadonlyMap<string, string> | undefined
 const byStem = (): ReadonlyMap<string, string> => {
   if (counterpartByStem !== undefined) return counterpartByStem

@@ -1,11 +1,13 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Layer } from "effect"
 import type { PathOverrides } from "../domain/Paths.js"
+import type { CrashPoints } from "../services/CrashPoints.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
 import { MaterializerLive } from "./materializers/MaterializerLive.js"
 import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
+import { CrashPointsNone } from "./fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
@@ -23,6 +25,11 @@ export interface AkmLiveOptions extends PathOverrides {
    * bundles are scanned on worker threads; without it, in-process.
    */
   readonly projectorWorker?: string | undefined
+  /**
+   * The transaction engine's fault-injecting seam; the shipped CLI leaves it
+   * out (no-op points). Only a test entry point passes another layer.
+   */
+  readonly crashPoints?: Layer.Layer<CrashPoints> | undefined
 }
 
 /**
@@ -44,6 +51,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
   ).pipe(
     Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),
+    Layer.provideMerge(options.crashPoints ?? CrashPointsNone),
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(StateDbLive),
     Layer.provideMerge(WorkspaceConfigLive(options)),

@@ -1,4 +1,4 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import * as path from "node:path"
 import type { BundleAdapter, FileMeta, ItemPlan } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
@@ -302,8 +302,7 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
         if (failed !== undefined && report.status !== "stale") yield* store.markStale(report.bundle, `last update failed: ${failed.reason}`)
       }
       for (const orphan of orphans) yield* store.removeBundle(orphan)
-      const usage = yield* Effect.serviceOption(UsageLog)
-      if (Option.isSome(usage)) yield* store.replaceUtilities(yield* usage.value.utilities)
+      yield* store.replaceUtilities(yield* (yield* UsageLog).utilities)
       if (input.bundle === undefined) yield* store.recordIndexRun(now)
     }
     return { reports, orphans }

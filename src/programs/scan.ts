@@ -1,11 +1,11 @@
-import { Effect, Either, Option } from "effect"
+import { Effect, Either } from "effect"
 import * as path from "node:path"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
-import { projectSequentially, readLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
+import { readLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
 import { validateConceptId } from "../domain/Ref.js"
 import { Adapters } from "../services/Adapters.js"
 import { BundleFiles, type WalkResult } from "../services/BundleFiles.js"
@@ -203,10 +203,7 @@ export const scanStreamed = <E, R>(
         }
         return Effect.forEach(full, ([documents, inputs]) => emit(documents, inputs), { discard: true })
       })
-    const projector = yield* Effect.serviceOption(ItemProjector)
-    yield* Option.isSome(projector)
-      ? projector.value.run(job, take)
-      : projectSequentially(info, adapter, ctx, (paths) => files.hash(info.root, paths, ctx), kept, projectOrder, batchSize, take)
+    yield* (yield* ItemProjector).run(job, take)
     if (batch.length > 0) yield* emit(batch, batchInputs)
     for (const own of found) if (own !== undefined) diagnostics.push(...own)
 

@@ -125,6 +125,7 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
     const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)
     const ordered = rankCandidates(ranked, set.candidates, groupWeights(set.documentFrequency, set.documentCount), nowMs)
+    // Truly optional (R-SRCH-4): no shipped layer provides Embeddings yet; an embedding program may add one.
     const embeddings = yield* Effect.serviceOption(Embeddings)
     const fused = Option.isNone(embeddings) ? ordered : yield* withSemantic(store, embeddings.value, input.query, ordered, filters, pool)
     hits = fused.slice(0, limit).map((r) => hitOf(r.item, r.score, [...matchedFields(ranked, r.item, r.matched), ...r.signals]))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, TestClock } from "effect"
 import { LogStoreMemory, makeLogStore } from "../../src/layers/sqlite/LogStoreSqlite.js"
 import { LogStore } from "../../src/services/LogStore.js"
 import { logStoreContract } from "../services/LogStore.contract.js"
@@ -12,13 +12,16 @@ const logsInTempFile = Layer.scoped(LogStore, Effect.flatMap(tempDir("logs"), (d
 logStoreContract("sqlite file", logsInTempFile)
 logStoreContract("sqlite :memory:", LogStoreMemory)
 
-const daysAgo = (days: number): string => new Date(Date.now() - days * 86_400_000).toISOString()
+/** The TestClock's "now" for the purge case: retention is measured from Clock, not the wall clock. */
+const NOW = Date.parse("2026-06-01T12:00:00.000Z")
+const daysAgo = (days: number): string => new Date(NOW - days * 86_400_000).toISOString()
 
 describe("LogStoreSqlite", () => {
   it.scoped("purge removes exactly the lines older than the retention", () =>
     Effect.gen(function* () {
       const file = path.join(yield* tempDir("logs-purge"), "logs.db")
       const store = yield* makeLogStore(file)
+      yield* TestClock.setTime(NOW)
       yield* store.append("run-1", "info", "today")
 
       // Backdated lines, written as another process would.

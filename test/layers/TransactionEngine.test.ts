@@ -319,7 +319,7 @@ describe("TransactionEngine: the workspace mutation lease (R-TX-4)", () => {
   it("releases only a lease whose token is still its own", async () => {
     const ws = workspace({})
     const file = leaseFile(ws)
-    await Effect.runPromise(withLease({ file, waitMillis: 100, maxAgeMillis: 600_000 })(Effect.sync(() => {
+    await Effect.runPromise(withLease({ file, what: "the workspace mutation lease", waitMillis: 100, maxAgeMillis: 600_000 })(Effect.sync(() => {
       // Someone broke this lease and took a new one meanwhile.
       fs.writeFileSync(file, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), token: "successor" }))
     })))

@@ -3,14 +3,16 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import { afterAll } from "vitest"
 import type { BundleAdapter, BundleInfo, ItemPlan } from "../../src/domain/Adapter.js"
 import { BundleFilesNode } from "../../src/layers/fs/BundleFilesNode.js"
+import { ItemProjectorInProcess } from "../../src/layers/projector/ItemProjectorWorkers.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { checkPlans, scanBundle, scanWith } from "../../src/programs/scan.js"
 import type { BundleFiles } from "../../src/services/BundleFiles.js"
+import type { ItemProjector } from "../../src/services/ItemProjector.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 
 const made: Array<string> = []
@@ -125,7 +127,7 @@ describe("bundle add picks the adapter by the ordered probes (R-WS-7)", () => {
 
 // --- the core's own behaviour, with adapters written for the test ----------------------
 
-const withFiles = <A, E>(effect: Effect.Effect<A, E, BundleFiles>) => effect.pipe(Effect.provide(BundleFilesNode))
+const withFiles = <A, E>(effect: Effect.Effect<A, E, BundleFiles | ItemProjector>) => effect.pipe(Effect.provide(ItemProjectorInProcess.pipe(Layer.provideMerge(BundleFilesNode))))
 
 const fakeAdapter = (overrides: Partial<BundleAdapter>): BundleAdapter => ({
   id: "fake",

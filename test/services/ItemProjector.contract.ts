@@ -8,13 +8,14 @@ import { akmAdapter } from "../../src/layers/adapters/akm/index.js"
 import { okfAdapter } from "../../src/layers/adapters/okf/index.js"
 import { BundleFilesNode } from "../../src/layers/fs/BundleFilesNode.js"
 import { scanWith, type ScanResult } from "../../src/programs/scan.js"
-import type { BundleFiles } from "../../src/services/BundleFiles.js"
-import type { ItemProjector } from "../../src/services/ItemProjector.js"
+import { ItemProjector } from "../../src/services/ItemProjector.js"
+import { BundleFiles } from "../../src/services/BundleFiles.js"
+import { projectSequentially } from "../../src/domain/ItemProjection.js"
 
 /**
  * What every ItemProjector layer promises (R-AD-8, R-IDX-4): a scan through it
- * is deep-equal to the scan with no projector at all (the in-process default)
- * — the same documents in the same order, the same per-item and whole-bundle
+ * is deep-equal to the scan through the reference projector below (one item
+ * after another, in this thread) — the same documents in the same order, the same per-item and whole-bundle
  * findings — whether items are projected here, on worker threads, or here
  * again after a worker failed.
  */
@@ -63,11 +64,18 @@ const akmBundle = (count: number): string => {
   return root
 }
 
-const scan = (root: string, adapter: BundleAdapter, layer?: ProjectorFixture["layer"]) => {
+/** The reference: every planned item projected in order, in this thread, straight through the domain function. */
+const referenceProjector = Layer.effect(
+  ItemProjector,
+  Effect.map(BundleFiles, (files) =>
+    ItemProjector.of({
+      run: (job, emit) => projectSequentially(job.info, job.adapter, job.ctx, (paths) => files.hash(job.info.root, paths, job.ctx), job.plans, job.order, job.batchSize, emit)
+    }))
+)
+
+const scan = (root: string, adapter: BundleAdapter, layer: ProjectorFixture["layer"] = referenceProjector) => {
   const info: BundleInfo = { name: "b", root, writable: true }
-  const program = scanWith(info, adapter)
-  const provided = layer === undefined ? program : program.pipe(Effect.provide(layer))
-  return Effect.runPromise(provided.pipe(Effect.provide(BundleFilesNode)) as unknown as Effect.Effect<ScanResult>)
+  return Effect.runPromise(scanWith(info, adapter).pipe(Effect.provide(layer), Effect.provide(BundleFilesNode)) as unknown as Effect.Effect<ScanResult>)
 }
 
 export const itemProjectorContract = (name: string, makeFixture: () => ProjectorFixture) => {

@@ -1,5 +1,5 @@
 import { expect, layer as layer_ } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, TestClock, type Layer } from "effect"
 import { LogStore } from "../../src/services/LogStore.js"
 
 /**
@@ -49,5 +49,15 @@ export const logStoreContract = (name: string, layer: Layer.Layer<LogStore, unkn
         yield* store.append(run, "info", "recent")
         expect(yield* store.purge(90)).toBe(0)
         expect((yield* store.lines(run)).map((line) => line.message)).toEqual(["recent"])
+      }))
+
+    // Last: it moves the shared TestClock forward, past the other cases' lines.
+    it.effect("a line's time comes from Clock (here the TestClock)", () =>
+      Effect.gen(function* () {
+        const store = yield* LogStore
+        const run = freshRun()
+        yield* TestClock.setTime(Date.parse("2031-02-03T04:05:06.007Z"))
+        yield* store.append(run, "info", "at a fixed time")
+        expect((yield* store.lines(run))[0]!.at).toBe("2031-02-03T04:05:06.007Z")
       }))
   })

@@ -1,5 +1,5 @@
 import { expect, layer as layer_ } from "@effect/vitest"
-import { Effect, type Layer } from "effect"
+import { Effect, TestClock, type Layer } from "effect"
 import { StateStore } from "../../src/services/StateStore.js"
 
 /**
@@ -19,6 +19,15 @@ export const stateStoreContract = (name: string, layer: Layer.Layer<StateStore, 
         expect(status.migrations[0]).toMatch(/^0001_/)
         expect(status.integrity).toBe("ok")
         expect(yield* store.init).toEqual(status)
+      }))
+
+    it.effect("an event's time comes from Clock (here the TestClock)", () =>
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        const subject = freshName("clock")
+        yield* TestClock.setTime(Date.parse("2031-02-03T04:05:06.007Z"))
+        yield* store.appendEvent("clock.tick", subject)
+        expect((yield* store.events({ subject }))[0]!.at).toBe("2031-02-03T04:05:06.007Z")
       }))
 
     it.effect("appendEvent returns increasing cursors", () =>

@@ -4,7 +4,9 @@
  * `node <bundle> <spec.json>`. It runs one operation through the real engine
  * over a real workspace — the way the CLI would, with state.db open and an
  * event recorded before and after — and prints one JSON line. With
- * AKM_TX_CRASH_AT set, the engine's crash points SIGKILL this process.
+ * AKM_TX_CRASH_AT set, the engine's crash points SIGKILL this process: this
+ * test-only entry point provides the CrashPoints test layer
+ * (crashPointsFromEnv.ts), which the shipped CLI never contains.
  */
 import * as fs from "node:fs"
 import { Effect, Layer } from "effect"
@@ -15,6 +17,7 @@ import { WorkspaceConfigLive } from "../../src/layers/fs/WorkspaceConfigFile.js"
 import { makeStateStore } from "../../src/layers/sqlite/StateStoreSqlite.js"
 import { Transaction, type ApplyRequest, type RevertRequest } from "../../src/services/Transaction.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
+import { CrashPointsFromEnv } from "./crashPointsFromEnv.js"
 
 export type ChildOp =
   | { readonly op: "apply"; readonly request: ApplyRequest }
@@ -52,6 +55,7 @@ const program = Effect.gen(function* () {
 
 const layer = TransactionEngineLive.pipe(
   Layer.provide(AdaptersBuiltIn),
+  Layer.provide(CrashPointsFromEnv),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(WorkspaceConfigLive(spec.workspace))
 )

@@ -9,6 +9,7 @@ import { build } from "esbuild"
 import { Effect, Layer } from "effect"
 import { AdaptersBuiltIn } from "../../src/layers/adapters/registry.js"
 import { BundleFilesNode } from "../../src/layers/fs/BundleFilesNode.js"
+import { CrashPointsNone } from "../../src/layers/fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "../../src/layers/fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "../../src/layers/fs/WorkspaceConfigFile.js"
 import { Transaction } from "../../src/services/Transaction.js"
@@ -26,16 +27,16 @@ export const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
 export const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex")
 
 /**
- * Bundles test/support/txChild.ts into an ES module inside node_modules/.cache
+ * Bundles a test-only entry point (test/support/txChild.ts by default) into an ES module inside node_modules/.cache
  * (so better-sqlite3, a native addon kept external, resolves from there).
  * Returns the script path and a function removing it.
  */
-export const bundleChild = async (): Promise<{ readonly script: string; readonly dispose: () => void }> => {
+export const bundleChild = async (entry = "txChild"): Promise<{ readonly script: string; readonly dispose: () => void }> => {
   const dir = path.join(projectRoot, "node_modules", ".cache", "akm-test")
   fs.mkdirSync(dir, { recursive: true })
-  const script = path.join(dir, `txChild-${process.pid}-${randomBytes(4).toString("hex")}.mjs`)
+  const script = path.join(dir, `${entry}-${process.pid}-${randomBytes(4).toString("hex")}.mjs`)
   await build({
-    entryPoints: [path.join(projectRoot, "test", "support", "txChild.ts")],
+    entryPoints: [path.join(projectRoot, "test", "support", `${entry}.ts`)],
     outfile: script,
     bundle: true,
     format: "esm",
@@ -128,6 +129,7 @@ export const snapshot = (root: string): Record<string, string> => {
 export const engineLayer = (ws: TxWorkspace) =>
   TransactionEngineLive.pipe(
     Layer.provide(AdaptersBuiltIn),
+    Layer.provide(CrashPointsNone),
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(WorkspaceConfigLive({ configDir: ws.configDir, dataDir: ws.dataDir, cacheDir: ws.cacheDir }))
   )

@@ -268,7 +268,7 @@ interface FileDigest {
 
 const sha256Of = (bytes: Uint8Array): Buffer => hash("sha256", bytes, "buffer")
 
-/** Digests of the on-disk files a context has read, so hashing an item needs no second read. */
+/** Digests of the on-disk files a context has read, so hashing an item needs no second read (WeakMap: freed with the context). */
 const readDigests = new WeakMap<ValidateContext, Map<string, FileDigest>>()
 
 const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay: ReadonlyArray<FileChange> = []): ValidateContext => {

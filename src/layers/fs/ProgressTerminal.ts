@@ -16,6 +16,7 @@ export const makeProgress = (options: ProgressOptions) => {
     update: (task, done, total) =>
       Effect.sync(() => {
         if (!draw) return
+        // Wall time throttles redraws of a terminal line (a human's eyes, not a recorded time), so not Clock's.
         const now = Date.now()
         if (now - lastDraw < 50 && (total === undefined || done < total)) return
         lastDraw = now

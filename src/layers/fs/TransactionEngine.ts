@@ -1,12 +1,13 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
+import { CrashPoints } from "../../services/CrashPoints.js"
 import {
   StaleBeforeHash,
   Transaction,
@@ -19,9 +20,10 @@ import {
 } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { commitExactPaths, findRepository } from "../git/ExactPathCommit.js"
+import { workspaceLease } from "../sqlite/leaseEvents.js"
 import { getBlob, putBlob, sweepBlobTemps } from "./transaction/BlobStore.js"
 import { workspaceBundles, type BundleResolver, type TargetBundle } from "./transaction/Bundles.js"
-import { crashPoint } from "./transaction/CrashPoint.js"
+import { crashPointsNone } from "./transaction/CrashPoints.js"
 import { commitTemp, makeDirs, removeFile, writeTemp } from "./transaction/FileOps.js"
 import {
   JOURNAL_FILE,
@@ -64,6 +66,8 @@ export interface EngineOptions {
   readonly leaseWaitMillis?: number
   /** Age past which a lease is stale even with its process alive (default 10 min). */
   readonly leaseMaxAgeMillis?: number
+  /** The fault-injecting seam (default: none). */
+  readonly crashPoints?: CrashPoints["Type"]
 }
 
 type Refusal = TransactionRefused | StaleBeforeHash
@@ -139,7 +143,7 @@ const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: Read
   return steps
 }
 
-const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>): Journal => {
+const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>, now: number): Journal => {
   const bundles: Record<string, { root: string; gitCommit: boolean }> = {}
   const dirs = new Map<string, { bundle: string; path: string }>()
   for (const step of steps) {
@@ -151,7 +155,7 @@ const journalOf = (id: string, op: Op, message: string | undefined, steps: Reado
     id,
     op,
     phase: "prepared",
-    createdAt: new Date().toISOString(),
+    createdAt: new Date(now).toISOString(),
     pid: process.pid,
     ...(message === undefined ? {} : { message }),
     bundles,
@@ -179,7 +183,7 @@ const locatedOf = (journal: Journal, steps: ReadonlyArray<Step>): LocatedJournal
  * failure after rolling back what it wrote (a rollback that fails itself
  * leaves the journal for recovery).
  */
-const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>): void => {
+const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>, crashPoint: (point: string) => void): void => {
   writeJournal(paths.txnDir, journal)
   crashPoint("after-journal")
   try {
@@ -216,7 +220,7 @@ const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: Readon
 }
 
 /** Step 11 for every bundle of the set that commits to git; a failure is a warning, the files stay final. */
-const commitToGit = (journal: Journal, located: LocatedJournal) =>
+const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (point: string) => void) =>
   Effect.gen(function* () {
     const commits: Array<{ bundle: string; sha: string }> = []
     const warnings: Array<string> = []
@@ -226,7 +230,8 @@ const commitToGit = (journal: Journal, located: LocatedJournal) =>
       if (!gitCommit) continue
       const paths = final.filter((t) => t.target.bundle === bundle).map((t) => t.target.path)
       if (paths.length === 0) continue
-      const outcome = yield* Effect.either(Effect.tryPromise(() => commitExactPaths(root, paths, message)))
+      const at = yield* Clock.currentTimeMillis
+      const outcome = yield* Effect.either(Effect.tryPromise(() => commitExactPaths(root, paths, message, at)))
       if (outcome._tag === "Left") warnings.push(`bundle '${bundle}': the git commit failed (${String(outcome.left.error)}); the files are changed but not committed`)
       else if (outcome.right !== undefined) commits.push({ bundle, sha: outcome.right.sha })
     }
@@ -236,7 +241,11 @@ const commitToGit = (journal: Journal, located: LocatedJournal) =>
 
 export const makeTransactionEngine = (options: EngineOptions): Transaction["Type"] => {
   const { paths } = options
-  const leased = withLease({ file: path.join(paths.locksDir, "mutation.lease"), waitMillis: options.leaseWaitMillis ?? 30_000, maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000 })
+  const crashPoint = (options.crashPoints ?? crashPointsNone).reach
+  const leased = withLease(workspaceLease(path.join(paths.locksDir, "mutation.lease"), "the workspace mutation lease", {
+    waitMillis: options.leaseWaitMillis ?? 30_000,
+    maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
+  }))
   const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
   const io = <A>(where: string, f: () => A) => Effect.try({ try: f, catch: (cause) => unavailable(where, cause) })
 
@@ -282,9 +291,9 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       }
 
       // Steps 6–9, then 11, then the journal goes.
-      const journal = journalOf(request.id, op, request.message, steps)
-      yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps))
-      const git = yield* commitToGit(journal, locatedOf(journal, steps))
+      const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis)
+      yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
+      const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, request.id, JOURNAL_FILE))
       crashPoint("after-journal-removed")
       return {
@@ -314,12 +323,12 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
 
   /** Moves a journal recovery could only partly resolve out of the way, kept for the user to inspect. */
   const setAside = (id: string) =>
-    io(paths.txnDir, () => {
+    Effect.flatMap(Clock.currentTimeMillis, (now) => io(paths.txnDir, () => {
       const aside = path.join(paths.txnDir, ".unresolved")
       fs.mkdirSync(aside, { recursive: true, mode: 0o700 })
-      fs.renameSync(path.join(transactionDir(paths.txnDir, id), JOURNAL_FILE), path.join(aside, `${id}-${Date.now()}.json`))
+      fs.renameSync(path.join(transactionDir(paths.txnDir, id), JOURNAL_FILE), path.join(aside, `${id}-${now}.json`))
       removeRecord(paths.txnDir, id, JOURNAL_FILE)
-    })
+    }))
 
   type Outcome = { readonly rolledBack?: string; readonly rolledForward?: string; readonly refused?: { id: string; reason: string } }
 
@@ -339,7 +348,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       }
       // Past the mark every write is done: finishing means the git commit and removing the journal.
       yield* io(paths.txnDir, () => removeTemps(located))
-      yield* commitToGit(journal, located)
+      yield* commitToGit(journal, located, crashPoint)
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
       return { rolledForward: id } satisfies Outcome
     })
@@ -500,6 +509,7 @@ export const TransactionEngineLive = Layer.effect(
     const workspace = yield* WorkspaceConfig
     const adapters = yield* Adapters
     const files = yield* BundleFiles
-    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files })
+    const crashPoints = yield* CrashPoints
+    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files, crashPoints })
   })
 )

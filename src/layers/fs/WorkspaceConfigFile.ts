@@ -11,7 +11,8 @@ import { expandUserPath, workspacePaths, type PathOverrides, type WorkspacePaths
 import { validateBundleName } from "../../domain/Ref.js"
 import { WorkspaceConfig, type ConfigEditor, type ConfigPath } from "../../services/WorkspaceConfig.js"
 import { atomicWriteFileSync } from "./atomicWrite.js"
-import { withFileMutex } from "./FileMutex.js"
+import { workspaceLease } from "../sqlite/leaseEvents.js"
+import { withLease } from "./transaction/Lease.js"
 
 const CONFIG_HEADER = "# akm desired configuration — see docs/configuration.md\n"
 
@@ -167,7 +168,8 @@ const readIfExists = (file: string): string | undefined => {
 
 /** The file-backed workspace over resolved paths. */
 export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Type"] => {
-  const mutex = withFileMutex(path.join(paths.locksDir, "workspace.lock"))
+  // Config and akm.lock rewrites take milliseconds: a holder older than two minutes is hung.
+  const mutex = withLease(workspaceLease(path.join(paths.locksDir, "workspace.lock"), "the workspace config lock", { waitMillis: 10_000, maxAgeMillis: 120_000 }))
 
   const readText = Effect.try({
     try: () => readIfExists(paths.configFile),

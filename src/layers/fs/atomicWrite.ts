@@ -5,6 +5,7 @@ import * as path from "node:path"
 export const atomicWriteFileSync = (file: string, data: string | Uint8Array, mode = 0o644): void => {
   const dir = path.dirname(file)
   fs.mkdirSync(dir, { recursive: true })
+  // Wall time only makes the temp name unique (with the pid); it is no timestamp anyone reads, so not Clock's.
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`)
   const fd = fs.openSync(temp, "w", mode)
   try {

@@ -70,7 +70,8 @@ const editTree = async (dir: string, oid: string | undefined, edits: ReadonlyMap
   return git.writeTree({ fs, dir, tree: [...entries.values()] })
 }
 
-const author = async (dir: string) => {
+/** The commit's author and committer; `at` is the caller's Clock time (epoch milliseconds). */
+const author = async (dir: string, at: number) => {
   const read = async (key: string): Promise<string | undefined> => {
     try {
       const value: unknown = await git.getConfig({ fs, dir, path: key })
@@ -79,7 +80,7 @@ const author = async (dir: string) => {
       return undefined
     }
   }
-  const now = new Date()
+  const now = new Date(at)
   return {
     name: (await read("user.name")) ?? DEFAULT_AUTHOR.name,
     email: (await read("user.email")) ?? DEFAULT_AUTHOR.email,
@@ -94,7 +95,7 @@ const author = async (dir: string) => {
  * holds those bytes — so a commit interrupted by a crash is made once, never
  * twice, when recovery runs it again.
  */
-export const commitExactPaths = async (root: string, paths: ReadonlyArray<string>, message: string): Promise<ExactPathCommit | undefined> => {
+export const commitExactPaths = async (root: string, paths: ReadonlyArray<string>, message: string, at: number): Promise<ExactPathCommit | undefined> => {
   const dir = await findRepository(root)
   if (dir === undefined) throw new Error(`${root} is not inside a git repository`)
   const prefix = path.relative(fs.realpathSync(dir), fs.realpathSync(root)).split(path.sep).filter((s) => s !== "").join("/")
@@ -130,7 +131,7 @@ export const commitExactPaths = async (root: string, paths: ReadonlyArray<string
     }
     const tree = (await editTree(dir, baseTree, edits)) ?? (await git.writeTree({ fs, dir, tree: [] }))
     if (tree === baseTree) return undefined
-    const person = await author(dir)
+    const person = await author(dir, at)
     const sha = await git.writeCommit({ fs, dir, commit: { message: message.endsWith("\n") ? message : `${message}\n`, tree, parent: parent === undefined ? [] : [parent], author: person, committer: person } })
     // Someone committed meanwhile: build again on their commit instead of dropping it.
     if ((await resolveOrUndefined(dir, "HEAD")) !== parent) continue

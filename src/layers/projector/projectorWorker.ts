@@ -14,6 +14,7 @@ if (port === null) throw new Error("projector-worker runs as a worker thread")
 
 const files = makeBundleFiles()
 const adapters = registryAdapters(builtInRegistry)
+// The job this worker thread runs now: one at a time, replaced by the next (bound: one job).
 let current: { readonly job: number; readonly info: BundleInfo; readonly adapter: BundleAdapter; readonly ctx: ValidateContext } | undefined
 
 const post = (message: FromWorker) => port.postMessage(message)

@@ -13,7 +13,8 @@ import {
   type PersistStreamed
 } from "../../services/IndexStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
-import { withFileMutex } from "../fs/FileMutex.js"
+import { withLease } from "../fs/transaction/Lease.js"
+import { workspaceLease } from "./leaseEvents.js"
 import { immediateTransaction } from "./Database.js"
 import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./index/bundles.js"
 import { countItems, deleteDocuments, persistBundle, persistSession, writeManifest } from "./index/persist.js"
@@ -179,7 +180,13 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
           sql`INSERT INTO ranking_features (ref, utility, updated_at) VALUES (${ref}, ${utility}, ${at})
             ON CONFLICT (ref) DO UPDATE SET utility = excluded.utility, updated_at = excluded.updated_at`.pipe(Effect.asVoid)
         ),
-      withWriteLease: (effect) => lease.withPermits(1)(options.leaseFile === undefined ? effect : withFileMutex(options.leaseFile)(effect))
+      withWriteLease: (effect) =>
+        lease.withPermits(1)(
+          options.leaseFile === undefined
+            ? effect
+            // A full index of a large corpus can take minutes: the age bound is an hour; waiters give up after 10 s.
+            : withLease(workspaceLease(options.leaseFile, "the index write lease", { waitMillis: 10_000, maxAgeMillis: 3_600_000 }))(effect)
+        )
     })
   })
 

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { LogStore, type LogLevel } from "../../services/LogStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { immediateTransaction } from "./Database.js"
@@ -13,8 +13,8 @@ export const makeLogStore = (filename: string) =>
     return LogStore.of({
       init: Effect.flatMap(db, (sql) => databaseStatus(sql, filename).pipe(Effect.mapError(fail))),
       append: (run, level, message) =>
-        Effect.flatMap(db, (sql) =>
-          immediateTransaction(sql, sql`INSERT INTO lines (at, run, level, message) VALUES (${new Date().toISOString()}, ${run}, ${level}, ${message})`).pipe(
+        Effect.flatMap(Effect.zip(db, Clock.currentTimeMillis), ([sql, now]) =>
+          immediateTransaction(sql, sql`INSERT INTO lines (at, run, level, message) VALUES (${new Date(now).toISOString()}, ${run}, ${level}, ${message})`).pipe(
             Effect.asVoid,
             Effect.mapError(fail)
           )
@@ -26,10 +26,10 @@ export const makeLogStore = (filename: string) =>
           )
         ),
       purge: (days) =>
-        Effect.flatMap(db, (sql) =>
+        Effect.flatMap(Effect.zip(db, Clock.currentTimeMillis), ([sql, now]) =>
           immediateTransaction(
             sql,
-            sql<{ n: number }>`DELETE FROM lines WHERE at < ${new Date(Date.now() - days * 86_400_000).toISOString()} RETURNING 1 AS n`
+            sql<{ n: number }>`DELETE FROM lines WHERE at < ${new Date(now - days * 86_400_000).toISOString()} RETURNING 1 AS n`
           ).pipe(Effect.map((rows) => rows.length), Effect.mapError(fail))
         )
     })

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { StateStore, type DatabaseStatus, type StateStoreError } from "../../services/StateStore.js"
 import { immediateTransaction } from "./Database.js"
 import { sqlFailure } from "./LazyDatabase.js"
@@ -17,10 +17,10 @@ export const stateStoreFrom = (stateDb: StateDb["Type"]) =>
     return StateStore.of({
       init,
       appendEvent: (kind, subject, data) =>
-        Effect.flatMap(db, (sql) =>
+        Effect.flatMap(Effect.zip(db, Clock.currentTimeMillis), ([sql, now]) =>
           immediateTransaction(
             sql,
-            sql<{ id: number }>`INSERT INTO events (at, kind, subject, data) VALUES (${new Date().toISOString()}, ${kind}, ${subject}, ${data === undefined ? null : JSON.stringify(data)}) RETURNING id`
+            sql<{ id: number }>`INSERT INTO events (at, kind, subject, data) VALUES (${new Date(now).toISOString()}, ${kind}, ${subject}, ${data === undefined ? null : JSON.stringify(data)}) RETURNING id`
           ).pipe(Effect.map((rows) => rows[0]!.id), Effect.mapError(fail))
         ),
       events: ({ after = 0, limit = 100, subject }) =>

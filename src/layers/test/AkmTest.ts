@@ -8,9 +8,11 @@ import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
 import { MaterializerLive } from "../materializers/MaterializerLive.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
+import { CrashPointsNone } from "../fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "../fs/TransactionEngine.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
 import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
+import { ItemProjectorInProcess } from "../projector/ItemProjectorWorkers.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
 import { StateDbMemory } from "../sqlite/StateDb.js"
@@ -36,10 +38,11 @@ export const WorkspaceConfigTemp = Layer.scoped(
   ).pipe(Effect.map(({ workspace }) => workspace))
 )
 
-/** The service graph for tests: temp workspace, in-memory databases and index, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive).pipe(
+/** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive, ItemProjectorInProcess).pipe(
   Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
+  Layer.provideMerge(CrashPointsNone),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),

@@ -1,4 +1,4 @@
-import { Effect, Either, Schema } from "effect"
+import { Clock, Effect, Either, Schema } from "effect"
 import { Interval, isReadOnlyKind, type BundleConfig, type BundleSource } from "../../domain/Config.js"
 import { Conflict, UsageError } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
@@ -122,7 +122,7 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
       editor.set(["bundles", name], entry)
       if (becomesDefault) editor.set(["defaultBundle"], name)
     })
-    const now = new Date().toISOString()
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
     const lock = yield* workspace.updateLock((current) => ({
       ...current,
       bundles: { ...current.bundles, [name]: lockEntry(source, materialized, { id: adapter.id, version: adapter.version }, now, now) }

@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform/FileSystem"
-import { Effect, Either } from "effect"
+import { Clock, Effect, Either } from "effect"
 import { posix } from "node:path"
 import { Conflict, UsageError, WorkspaceUnavailable } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
@@ -62,7 +62,7 @@ export const bundleCreate = Effect.fn("bundle.create")(function* (input: BundleC
     editor.set(["bundles", input.name], { source: { kind: "filesystem", path: root }, adapter: adapter.id, writable: true })
     if (setDefault) editor.set(["defaultBundle"], input.name)
   })
-  const now = new Date().toISOString()
+  const now = new Date(yield* Clock.currentTimeMillis).toISOString()
   const lock = yield* workspace.updateLock((current) => ({
     ...current,
     bundles: {

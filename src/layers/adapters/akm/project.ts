@@ -63,6 +63,7 @@ const fieldValueDiagnostics = (path: string, data: Data, keyLines: Readonly<Reco
   return out
 }
 
+/** The directories of one file list (WeakMap: freed with the scan's context). */
 const directories = new WeakMap<ReadonlyArray<FileMeta>, ReadonlySet<string>>()
 const directoriesOf = (files: ReadonlyArray<FileMeta>): ReadonlySet<string> => {
   const known = directories.get(files)

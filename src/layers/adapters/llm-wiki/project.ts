@@ -11,6 +11,7 @@ import { conceptIdOf, pagesByName, resolvePageLink, resolveSource, sourceTarget,
 
 const TYPE_OF: Readonly<Record<Exclude<WikiKind, "page">, string>> = { schema: "wiki-schema", raw: "wiki-source", note: "note" }
 
+/** One page index per file list (WeakMap: freed with the scan's context). */
 const pageIndexes = new WeakMap<ValidateContext["files"], ReadonlyMap<string, string>>()
 const pageIndex = (ctx: ValidateContext): ReadonlyMap<string, string> => {
   const known = pageIndexes.get(ctx.files)

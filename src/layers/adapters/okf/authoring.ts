@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Clock, Effect, Either } from "effect"
 import { AuthoringRefused, type BundleInfo, type CreateRequest, type ValidateContext } from "../../../domain/Adapter.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { headingSlug, validateConceptId } from "../../../domain/Ref.js"
@@ -51,8 +51,9 @@ export const okfAuthoring = (book: RuleBook, bundle: BundleInfo, target: string,
   constraints: [...CONSTRAINTS, ...book.rules.filter((rule) => rule.severity === "error").map((rule) => rule.guidance)]
 })
 
-const timestampOf = (now: unknown): string | undefined => {
-  if (now === undefined) return new Date().toISOString()
+/** The caller's `fields.now` as an OKF datetime; without one, the Clock's now. */
+const timestampOf = (now: unknown, clockNow: number): string | undefined => {
+  if (now === undefined) return new Date(clockNow).toISOString()
   if (isOkfDatetime(now)) return now
   const date = now instanceof Date ? now : typeof now === "number" ? new Date(now) : undefined
   return date === undefined || Number.isNaN(date.getTime()) ? undefined : date.toISOString()
@@ -81,7 +82,7 @@ export const createConcept = (book: RuleBook) => (request: CreateRequest, ctx: V
     const extras = Object.entries(fields).filter(([key]) => !CONTROL_FIELDS.has(key) && !OWN_FIELDS.has(key))
     const forbidden = extras.filter(([key]) => key === "akm" || key.startsWith("akm:")).map(([key]) => key)
     if (forbidden.length > 0) return yield* Effect.fail(new AuthoringRefused(`akm does not write its own keys into OKF concepts (${forbidden.join(", ")})`, "leave akm bookkeeping out of the request fields"))
-    const at = timestampOf(fields.now)
+    const at = timestampOf(fields.now, yield* Clock.currentTimeMillis)
     if (at === undefined) return yield* Effect.fail(new AuthoringRefused(`fields.now is not a date: ${String(fields.now)}`, "pass an ISO 8601 datetime with an offset"))
     const version = typeof fields.akmVersion === "string" && fields.akmVersion !== "" ? fields.akmVersion : DEFAULT_AKM_VERSION
 

@@ -102,6 +102,7 @@ export const skillFileReferences = (scan: ReferenceScan): ReadonlyArray<FileRefe
   return out
 }
 
+/** WeakMap: freed with the scan's file list. */
 const fileSets = new WeakMap<ReadonlyArray<FileMeta>, FileSet>()
 
 /** The bundle's files and directories, built once per file list. */
@@ -113,6 +114,7 @@ export const bundleFiles = (ctx: ValidateContext): FileSet => {
   return made
 }
 
+/** WeakMap: freed with the scan's file list. */
 const filesByDirectory = new WeakMap<ReadonlyArray<FileMeta>, Map<string, Array<string>>>()
 
 /**

@@ -60,7 +60,7 @@ const optionalStrings = (entry: Record<string, unknown>): Partial<SnapshotPage> 
 
 let memo: { readonly text: string; readonly read: ManifestRead } | undefined
 
-/** Parses manifest text; every item of a scan reads the same text, so the last result is kept. */
+/** Parses manifest text; every item of a scan reads the same text, so the last result is kept (bound: one manifest). */
 export const readManifest = (text: string): ManifestRead => {
   if (memo?.text === text) return memo.read
   const read = parseManifest(text)

@@ -22,6 +22,7 @@ const linkedPage = (path: string, target: string, manifest: SnapshotManifest | u
   return undefined
 }
 
+/** One index per manifest object (WeakMap: freed with the manifest). */
 const urlIndex = new WeakMap<SnapshotManifest, ReadonlyMap<string, string>>()
 
 /** Page URL (requested and final) → page path. */

@@ -2,41 +2,72 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, Schedule } from "effect"
 import { WorkspaceUnavailable } from "../../../domain/Errors.js"
 import { isProcessAlive as isAlive } from "../processAlive.js"
 
 /**
- * The workspace mutation lease (spec 05 §2 step 3, R-TX-4): one
- * create-exclusive file under $DATA/locks/ shared by every writer of the
- * workspace's bundle roots. It holds pid, host, start time and a random token.
- * A lease is stale when its process is gone (same host) or it is older than
- * the bounded age; it is released only while its token still matches, so a
- * writer whose lease was broken never removes its successor's.
+ * The one cross-process lock of akm (spec 05 §2 step 3, R-TX-4, R-IDX-6): a
+ * create-exclusive file under $DATA/locks/ holding pid, host, start time and
+ * a random token. It guards the workspace mutation lease (the transaction
+ * engine), the index write lease and config/lock-file rewrites.
+ *
+ * A lease is stale — and taken over, with an event — when its process is gone
+ * (same host), when it is older than the bounded age (a hung writer; the only
+ * bound for another host's lease), when its start time lies in the future
+ * (a bad clock or a damaged file; left alone it would block every writer
+ * forever), or when it stays unreadable. It is released only while its token
+ * still matches, so a writer whose lease was broken never removes its
+ * successor's. Every "now" comes from Clock.
  */
+
+export interface LeaseHolder {
+  readonly pid: number
+  readonly host: string
+  readonly startedAt: string
+}
+
+export type TakeoverReason = "process-gone" | "over-age" | "future-dated" | "unreadable"
+
+/** What a stale-lease takeover reports to `onTakeover` (the caller records the event). */
+export interface LeaseTakeover {
+  readonly file: string
+  readonly what: string
+  readonly reason: TakeoverReason
+  /** The holder the stale lease named; undefined for an unreadable one. */
+  readonly holder: LeaseHolder | undefined
+  readonly at: string
+}
 
 export interface LeaseOptions {
   readonly file: string
+  /** What the lease guards, as a user reads it: "the workspace mutation lease". */
+  readonly what: string
   /** How long a writer waits for a live holder before failing "busy". */
   readonly waitMillis: number
   /** Past this age a lease is stale even if its process still runs (a hung writer). */
   readonly maxAgeMillis: number
+  /** Runs once per stale lease this process took over; its failures never block the writer. */
+  readonly onTakeover?: ((takeover: LeaseTakeover) => Effect.Effect<unknown, unknown>) | undefined
 }
 
-interface LeaseRecord {
-  readonly pid: number
-  readonly host: string
-  readonly startedAt: string
+interface LeaseRecord extends LeaseHolder {
   readonly token: string
+}
+
+interface Observed {
+  readonly record: LeaseRecord | undefined
+  readonly mtimeMs: number
 }
 
 /** A breaker file older than this belongs to a writer that died while breaking a stale lease. */
 const BREAKER_STALE_MILLIS = 30_000
 /** An empty or torn lease file this old was left by a writer that died between create and write. */
 const TORN_STALE_MILLIS = 5_000
+/** A start time up to this far ahead is clock skew between hosts sharing $DATA; further ahead it is a bad lease. */
+export const FUTURE_SKEW_MILLIS = 60_000
 
-
-const readLease = (file: string): { record: LeaseRecord | undefined; mtimeMs: number } | undefined => {
+const readLease = (file: string): Observed | undefined => {
   let text: string
   let mtimeMs: number
   try {
@@ -55,11 +86,14 @@ const readLease = (file: string): { record: LeaseRecord | undefined; mtimeMs: nu
   }
 }
 
-const isStale = (lease: { record: LeaseRecord | undefined; mtimeMs: number }, maxAgeMillis: number, now: number): boolean => {
-  if (lease.record === undefined) return now - lease.mtimeMs > TORN_STALE_MILLIS
-  const age = now - Date.parse(lease.record.startedAt)
-  if (!(age <= maxAgeMillis)) return true
-  return lease.record.host === os.hostname() && !isAlive(lease.record.pid)
+/** Why a lease is stale at `now`, or undefined while it is live. */
+export const staleReason = (lease: Observed, maxAgeMillis: number, now: number, host = os.hostname()): TakeoverReason | undefined => {
+  if (lease.record === undefined) return now - lease.mtimeMs > TORN_STALE_MILLIS ? "unreadable" : undefined
+  const started = Date.parse(lease.record.startedAt)
+  if (Number.isNaN(started)) return "unreadable"
+  if (started - now > FUTURE_SKEW_MILLIS) return "future-dated"
+  if (now - started > maxAgeMillis) return "over-age"
+  return lease.record.host === host && !isAlive(lease.record.pid) ? "process-gone" : undefined
 }
 
 const tryCreate = (file: string, record: LeaseRecord): boolean => {
@@ -84,22 +118,22 @@ const tryCreate = (file: string, record: LeaseRecord): boolean => {
  * both break (and one of them remove the other's fresh lease). Under the
  * breaker the lease is re-read and only the very lease judged stale — same
  * token, or the same torn file — is moved aside; a lease that changed
- * meanwhile is put back untouched.
+ * meanwhile is put back untouched. Returns whether this call removed it.
  */
-const breakStale = (file: string, observed: { record: LeaseRecord | undefined; mtimeMs: number }, maxAgeMillis: number): void => {
+const breakStale = (file: string, observed: Observed, maxAgeMillis: number, now: number): boolean => {
   const breaker = `${file}.break`
   try {
     const stat = fs.statSync(breaker)
-    if (Date.now() - stat.mtimeMs > BREAKER_STALE_MILLIS) fs.rmSync(breaker, { force: true })
+    if (now - stat.mtimeMs > BREAKER_STALE_MILLIS) fs.rmSync(breaker, { force: true })
   } catch {
     // No breaker: the usual case.
   }
-  if (!tryCreate(breaker, { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), token: "breaker" })) return
+  if (!tryCreate(breaker, { pid: process.pid, host: os.hostname(), startedAt: new Date(now).toISOString(), token: "breaker" })) return false
   try {
     const again = readLease(file)
-    if (again === undefined || !isStale(again, maxAgeMillis, Date.now())) return
+    if (again === undefined || staleReason(again, maxAgeMillis, now) === undefined) return false
     const same = observed.record === undefined ? again.record === undefined && again.mtimeMs === observed.mtimeMs : again.record?.token === observed.record.token
-    if (!same) return
+    if (!same) return false
     const aside = `${file}.stale.${process.pid}.${randomBytes(4).toString("hex")}`
     fs.renameSync(file, aside)
     const moved = readLease(aside)
@@ -112,21 +146,29 @@ const breakStale = (file: string, observed: { record: LeaseRecord | undefined; m
       }
     }
     fs.rmSync(aside, { force: true })
+    return movedSame
   } finally {
     fs.rmSync(breaker, { force: true })
   }
 }
 
-type Attempt = { readonly taken: LeaseRecord } | { readonly busy: LeaseRecord | undefined }
+type Attempt =
+  | { readonly taken: LeaseRecord; readonly tookOver: LeaseTakeover | undefined }
+  | { readonly busy: LeaseRecord | undefined }
 
-const attempt = (options: LeaseOptions): Attempt => {
+const attempt = (options: LeaseOptions, now: number): Attempt => {
   fs.mkdirSync(path.dirname(options.file), { recursive: true })
-  const record: LeaseRecord = { pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString(), token: randomBytes(16).toString("hex") }
-  if (tryCreate(options.file, record)) return { taken: record }
+  const at = new Date(now).toISOString()
+  const record: LeaseRecord = { pid: process.pid, host: os.hostname(), startedAt: at, token: randomBytes(16).toString("hex") }
+  if (tryCreate(options.file, record)) return { taken: record, tookOver: undefined }
   const holder = readLease(options.file)
-  if (holder !== undefined && isStale(holder, options.maxAgeMillis, Date.now())) {
-    breakStale(options.file, holder, options.maxAgeMillis)
-    if (tryCreate(options.file, record)) return { taken: record }
+  const reason = holder === undefined ? undefined : staleReason(holder, options.maxAgeMillis, now)
+  if (holder !== undefined && reason !== undefined) {
+    const broke = breakStale(options.file, holder, options.maxAgeMillis, now)
+    if (tryCreate(options.file, record)) {
+      const stale = holder.record === undefined ? undefined : { pid: holder.record.pid, host: holder.record.host, startedAt: holder.record.startedAt }
+      return { taken: record, tookOver: broke ? { file: options.file, what: options.what, reason, holder: stale, at } : undefined }
+    }
   }
   return { busy: readLease(options.file)?.record }
 }
@@ -141,26 +183,38 @@ const release = (file: string, token: string): void => {
 
 const unavailable = (file: string, reason: string, hint: string) => new WorkspaceUnavailable({ path: file, reason, hint })
 
-const busyError = (options: LeaseOptions, holder: LeaseRecord | undefined) =>
+/** The waiting writer's failure names what is held and by whom (pid, host, since). */
+export const busyError = (options: LeaseOptions, holder: LeaseHolder | undefined) =>
   unavailable(
     options.file,
     holder === undefined
-      ? "the workspace is busy: another akm process is changing files"
-      : `the workspace is busy: akm process ${holder.pid} on ${holder.host} has been changing files since ${holder.startedAt}`,
-    `wait for it to finish and rerun; a lease whose process is gone, or older than ${Math.round(options.maxAgeMillis / 60_000)} minutes, is taken over automatically`
+      ? `the workspace is busy: ${options.what} is held by another akm process`
+      : `the workspace is busy: ${options.what} is held by akm process ${holder.pid} on ${holder.host} since ${holder.startedAt}`,
+    `wait for it to finish and rerun; a lease whose process is gone, older than ${Math.round(options.maxAgeMillis / 60_000)} minutes, or dated in the future is taken over automatically`
   )
+
+class Busy {
+  readonly _tag = "Busy"
+  constructor(readonly holder: LeaseRecord | undefined) {}
+}
 
 /** Runs an effect while holding the lease; waits for a live holder on a bounded, jittered schedule, then fails "busy". */
 export const withLease = (options: LeaseOptions) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WorkspaceUnavailable, R> => {
-    const once = Effect.try({
-      try: () => attempt(options),
-      catch: (cause) => unavailable(options.file, `cannot take the workspace lease: ${String(cause)}`, "check the permissions of the akm data directory")
-    }).pipe(Effect.flatMap((result) => ("taken" in result ? Effect.succeed(result.taken) : Effect.fail({ busy: result.busy } as const))))
+    const once = Clock.currentTimeMillis.pipe(
+      Effect.flatMap((now) =>
+        Effect.try({
+          try: () => attempt(options, now),
+          catch: (cause) => unavailable(options.file, `cannot take ${options.what}: ${String(cause)}`, "check the permissions of the akm data directory")
+        })
+      ),
+      Effect.flatMap((result) => ("taken" in result ? Effect.succeed(result) : Effect.fail(new Busy(result.busy))))
+    )
     const schedule = Schedule.spaced(Duration.millis(25)).pipe(Schedule.jittered, Schedule.upTo(Duration.millis(options.waitMillis)))
     const acquire = once.pipe(
-      Effect.retry({ schedule, while: (e) => !(e instanceof WorkspaceUnavailable) }),
-      Effect.catchIf((e): e is { readonly busy: LeaseRecord | undefined } => !(e instanceof WorkspaceUnavailable), (e) => Effect.fail(busyError(options, e.busy)))
+      Effect.retry({ schedule, while: (e) => e instanceof Busy }),
+      Effect.catchIf((e): e is Busy => e instanceof Busy, (e) => Effect.fail(busyError(options, e.holder))),
+      Effect.tap(({ tookOver }) => (tookOver === undefined || options.onTakeover === undefined ? Effect.void : Effect.catchAllCause(options.onTakeover(tookOver), () => Effect.void)))
     )
-    return Effect.acquireUseRelease(acquire, () => effect, (lease) => Effect.sync(() => release(options.file, lease.token)))
+    return Effect.acquireUseRelease(acquire, () => effect, ({ taken }) => Effect.sync(() => release(options.file, taken.token)))
   }
