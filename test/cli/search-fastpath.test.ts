@@ -3,7 +3,7 @@ import { execFile } from "node:child_process"
 import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseSearchArgv } from "../../src/cli/fast/searchArgv.js"
+import { parseSearchArgv, searchOptionMisuse } from "../../src/cli/fast/searchArgv.js"
 import { FORMATS } from "../../src/cli/options.js"
 import { itemRowAt } from "../../src/layers/sqlite/index/query.js"
 import { ITEM_COLUMNS } from "../../src/layers/sqlite/index/rows.js"
@@ -262,6 +262,23 @@ describe("akm search: unknown options", () => {
     expect(fast.stderr).not.toContain("FALLBACK")
     expect(fast.code).toBe(0)
     expect(JSON.parse(fast.stdout).query).toBe("retry --limt")
+  })
+})
+
+describe("searchOptionMisuse", () => {
+  it("finds an unknown option before --, and nothing in a line @effect/cli reads as intended", () => {
+    expect(searchOptionMisuse(["search", "retry", "--limt", "3"])?.message).toBe("unknown option --limt for `akm search`")
+    expect(searchOptionMisuse(["search", "--typo=skill", "retry"])?.message).toBe("unknown option --typo for `akm search`")
+    for (const args of [
+      ["search", "retry", "--limit", "3"],
+      ["search", "--limit=3", "retry", "--filter", "project=ops", "--no-track"],
+      ["search", "--", "--limt", "3"],
+      ["search", "retry", "--bundle", "-odd-name"],
+      ["search", "retry", "--limt", "--help"],
+      ["search", "-"],
+      ["bundle", "list", "--bogus"],
+      ["registry", "search", "--bogus"]
+    ]) expect(searchOptionMisuse(args), args.join(" ")).toBeUndefined()
   })
 })
 
