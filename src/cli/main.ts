@@ -10,6 +10,7 @@ import { formatFromArgv, hoistGlobalOptions } from "./options.js"
 import { forTerminal, neutralise, renderError, styleFor } from "./render.js"
 import { akmCommand } from "./root.js"
 import { cliSeams, Reported, type CliSeams } from "./run.js"
+import { searchOptionMisuse } from "./search.js"
 
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, "")
@@ -55,7 +56,11 @@ const cli = Command.run(akmCommand, { name: "akm", version: VERSION })
  */
 export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}): Promise<number> => {
   const captured: Array<string> = []
-  const program = cli(["node", "akm", ...hoistGlobalOptions(argv)]).pipe(
+  const args = hoistGlobalOptions(argv)
+  // An unknown option of `akm search` would reach its query words (@effect/cli takes it for one).
+  const misuse = searchOptionMisuse(args)
+  const parsed: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = misuse === undefined ? cli(["node", "akm", ...args]) : Effect.fail(misuse)
+  const program = parsed.pipe(
     Effect.locally(cliSeams, seams),
     Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: true })))
   )

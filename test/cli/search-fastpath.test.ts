@@ -3,7 +3,7 @@ import { execFile } from "node:child_process"
 import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { parseSearchArgv } from "../../src/cli/fast/searchArgv.js"
+import { parseSearchArgv, searchOptionMisuse } from "../../src/cli/fast/searchArgv.js"
 import { FORMATS } from "../../src/cli/options.js"
 import { itemRowAt } from "../../src/layers/sqlite/index/query.js"
 import { ITEM_COLUMNS } from "../../src/layers/sqlite/index/rows.js"
@@ -91,7 +91,14 @@ const answered = (ws: Workspace): ReadonlyArray<ReadonlyArray<string>> => [
   ["search", "docker", "--no-track"],
   ["search", "-q", "docker", "--verbose"],
   ["search", "docker", "-v", "--quiet"],
-  ["search", "docker", "--config-dir", ws.configDir, "--data-dir", ws.dataDir, "--cache-dir", ws.cacheDir]
+  ["search", "docker", "--config-dir", ws.configDir, "--data-dir", ws.dataDir, "--cache-dir", ws.cacheDir],
+  // `--` ends the options: every word after it is a query word, whatever it looks like.
+  ["search", "--format", "json", "--", "docker"],
+  ["search", "--", "docker", "compose"],
+  ["search", "--limit", "2", "--format", "text", "--", "docker"],
+  ["search", "--", "-docker"],
+  ["search", "docker", "--", "--limit", "3"],
+  ["search", "--no-track", "--", "docker", "--", "compose"]
 ]
 
 /** Command lines the fast path leaves to @effect/cli. */
@@ -112,10 +119,11 @@ const declined: ReadonlyArray<ReadonlyArray<string>> = [
   ["search", "docker", "--belief", "past"],
   ["search", "docker", "--types", "skill"],
   ["search", "-x", "docker"],
-  ["search", "--", "-docker"],
   ["search", " docker"],
+  ["search", "--", " docker"],
   ["search", ""],
   ["search", "docker", "--bundle", "-stash"],
+  ["search", "docker", "--limt", "3"],
   ["--format", "json", "search", "docker"],
   ["info"]
 ]
@@ -133,6 +141,13 @@ describe("akm search fast path", () => {
     rmSync(gone, { recursive: true, force: true })
     await ws.run(["index"])
   }, 60_000)
+
+  it("serves `akm search --format json -- \"q\"` on the fast path (agents pass -- routinely)", async () => {
+    const fast = await runFast(ws, ["search", "--format", "json", "--", "docker compose"])
+    expect(fast.stderr).toBe("")
+    expect(fast.code).toBe(0)
+    expect(JSON.parse(fast.stdout).query).toBe("docker compose")
+  })
 
   it("parses only plain command lines, and declines the rest", () => {
     for (const args of answered(ws)) expect(parseSearchArgv(args), args.join(" ")).toBeDefined()
@@ -186,6 +201,85 @@ describe("akm search fast path", () => {
       expect({ code: viaBin.code, stdout: timeless(viaBin.stdout), stderr: viaBin.stderr }, args.join(" ")).toEqual({ code: full.code, stdout: timeless(full.stdout), stderr: full.stderr })
     }
   }, 120_000)
+})
+
+/** Misspelt or unknown options: a usage error (exit 2) on both paths, never query words. */
+const misspelt: ReadonlyArray<ReadonlyArray<string>> = [
+  ["search", "retry", "--limt", "3"],
+  ["search", "retry", "--limt", "3", "--format", "text"],
+  ["search", "--limt=3", "docker", "--format", "json"],
+  ["search", "docker", "--types", "skill", "--format", "text"],
+  ["search", "-x", "docker"],
+  ["search", "docker", "-qv", "--", "docker"],
+  ["--format", "text", "search", "docker", "--bogus"]
+]
+
+describe("akm search: unknown options", () => {
+  const ws = makeWorkspace()
+  afterAll(ws.cleanup)
+
+  beforeAll(async () => {
+    expect((await ws.run(["bundle", "add", ws.folder("notes", { "retry.md": "# Retry\n\nBack off and retry.\n" }), "--name", "notes"])).code).toBe(0)
+    expect((await ws.run(["search", "retry"])).code).toBe(0)
+  }, 60_000)
+
+  const usageCount = () => {
+    const db = new Database(join(ws.dataDir, "state.db"), { readonly: true })
+    try {
+      return (db.prepare("SELECT count(*) AS n FROM usage_events").get() as { n: number }).n
+    } finally {
+      db.close()
+    }
+  }
+
+  it("are a usage error with the same bytes through bin/akm.js (fast path first) and the full CLI, and record nothing", async () => {
+    for (const args of misspelt) {
+      const before = usageCount()
+      const fast = await runFast(ws, args)
+      expect(fast, args.join(" ")).toEqual({ code: 99, stdout: "", stderr: "FALLBACK" })
+      const viaBin = await ws.run(args)
+      const full = await runFull(ws, args)
+      expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, args.join(" ")).toEqual(full)
+      expect(full.code, args.join(" ")).toBe(2)
+      expect(full.stdout, args.join(" ")).toBe("")
+      expect(usageCount(), args.join(" ")).toBe(before)
+      if (args.includes("text")) expect(full.stderr, args.join(" ")).toMatch(/^error: unknown option -/)
+      else expect(JSON.parse(full.stderr).error.code, args.join(" ")).toBe("usage")
+    }
+  }, 120_000)
+
+  it("name the option and suggest the one meant", async () => {
+    const full = await runFull(ws, ["search", "retry", "--limt", "3", "--format", "text"])
+    expect(full.stderr).toBe([
+      "error: unknown option --limt for `akm search`",
+      "hint: did you mean --limit? `akm search --help` lists the options; words after -- are query words (akm search -- \"--limt\")",
+      ""
+    ].join("\n"))
+  })
+
+  it("after --, option-like words are searched for, on the fast path", async () => {
+    const fast = await runFast(ws, ["search", "--format", "json", "--", "retry", "--limt"])
+    expect(fast.stderr).not.toContain("FALLBACK")
+    expect(fast.code).toBe(0)
+    expect(JSON.parse(fast.stdout).query).toBe("retry --limt")
+  })
+})
+
+describe("searchOptionMisuse", () => {
+  it("finds an unknown option before --, and nothing in a line @effect/cli reads as intended", () => {
+    expect(searchOptionMisuse(["search", "retry", "--limt", "3"])?.message).toBe("unknown option --limt for `akm search`")
+    expect(searchOptionMisuse(["search", "--typo=skill", "retry"])?.message).toBe("unknown option --typo for `akm search`")
+    for (const args of [
+      ["search", "retry", "--limit", "3"],
+      ["search", "--limit=3", "retry", "--filter", "project=ops", "--no-track"],
+      ["search", "--", "--limt", "3"],
+      ["search", "retry", "--bundle", "-odd-name"],
+      ["search", "retry", "--limt", "--help"],
+      ["search", "-"],
+      ["bundle", "list", "--bogus"],
+      ["registry", "search", "--bogus"]
+    ]) expect(searchOptionMisuse(args), args.join(" ")).toBeUndefined()
+  })
 })
 
 describe("the search statements", () => {

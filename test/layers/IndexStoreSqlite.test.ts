@@ -3,6 +3,7 @@ import Database from "better-sqlite3"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Deferred, Effect, Fiber, Layer } from "effect"
+import { IndexStoreConnectionLayer } from "../../src/layers/sqlite/IndexStoreConnection.js"
 import { makeIndexStore } from "../../src/layers/sqlite/IndexStoreSqlite.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { indexDoc, indexStoreContract } from "../services/IndexStore.contract.js"
@@ -13,6 +14,16 @@ const indexInTempFile = Layer.scoped(IndexStore, Effect.flatMap(tempDir("index")
 
 indexStoreContract("sqlite file", indexInTempFile)
 indexStoreContract("sqlite :memory:", Layer.scoped(IndexStore, makeIndexStore(":memory:")))
+
+/** The search fast path's layer: plain better-sqlite3 connections to an index.db the full layer created and migrated. */
+const indexOnConnections = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const file = path.join(yield* tempDir("index-connection"), "index.db")
+    yield* Effect.scoped(Effect.flatMap(makeIndexStore(file), (store) => store.init))
+    return IndexStoreConnectionLayer(file, { leaseFile: path.join(path.dirname(file), "index.lock") })
+  })
+)
+indexStoreContract("sqlite file, plain connections (search fast path)", indexOnConnections)
 
 /** Reads index.db with a connection of its own, as another process would. */
 const query = readRows

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { makeStateStore } from "../../src/layers/sqlite/StateStoreSqlite.js"
 import { StateDbMemory } from "../../src/layers/sqlite/StateDb.js"
+import { UsageLogConnectionLayer } from "../../src/layers/sqlite/UsageLogConnection.js"
 import { makeUsageLog, UsageLogSqlite } from "../../src/layers/sqlite/UsageLogSqlite.js"
 import { UsageLog } from "../../src/services/UsageLog.js"
 import { usageLogContract } from "../services/UsageLog.contract.js"
@@ -12,6 +13,16 @@ const usageInTempFile = Layer.scoped(UsageLog, Effect.flatMap(tempDir("usage"), 
 
 usageLogContract("sqlite file", usageInTempFile)
 usageLogContract("sqlite :memory: over StateDb", UsageLogSqlite.pipe(Layer.provide(StateDbMemory)))
+
+/** The search fast path's layer: a plain better-sqlite3 connection to a state.db the full layer created and migrated. */
+const usageOnConnection = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const file = path.join(yield* tempDir("usage-connection"), "state.db")
+    yield* Effect.scoped(Effect.flatMap(makeUsageLog(file), (usage) => usage.utilities))
+    return UsageLogConnectionLayer(file)
+  })
+)
+usageLogContract("sqlite file, plain connection (search fast path)", usageOnConnection)
 
 describe("UsageLogSqlite", () => {
   it.scoped("feedback and utility are durable in state.db, next to the event log (one migration history)", () =>

@@ -3,10 +3,14 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { Effect, Exit, Schedule, Scope } from "effect"
+import { Effect, Schedule, Scope } from "effect"
 import { mkdirSync } from "node:fs"
 import { dirname } from "node:path"
 import { DatabaseTooNew, WorkspaceUnavailable } from "../../domain/Errors.js"
+import { immediateTransaction } from "./immediateTransaction.js"
+import { migrationIds } from "./migrationIds.js"
+
+export { immediateTransaction } from "./immediateTransaction.js"
 
 /** Ordered migrations keyed "0001_name" (Migrator.fromRecord survives bundling; fromFileSystem does not). */
 export type Migrations = Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>>
@@ -18,9 +22,6 @@ export interface DatabaseSpec {
 
 const MIGRATIONS_TABLE = "akm_migrations"
 const BUSY_TIMEOUT_MS = 5_000
-
-const migrationIds = (migrations: Migrations): ReadonlyArray<number> =>
-  Object.keys(migrations).map((key) => Number(/^(\d+)_/.exec(key)?.[1] ?? Number.NaN))
 
 /**
  * Opens one of the three databases (R-DB-1): WAL (set by the client),
@@ -83,28 +84,3 @@ const runMigrator = Migrator.make({})
 
 const runMigrations = (migrations: Migrations) =>
   runMigrator({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE })
-
-/**
- * Runs `effect` inside BEGIN IMMEDIATE so a writer takes the write lock up
- * front and waits on busy_timeout, instead of failing with SQLITE_BUSY when it
- * upgrades a read snapshot (the client's own withTransaction issues plain BEGIN).
- */
-export const immediateTransaction = <A, E, R>(
-  sql: SqlClient.SqlClient,
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | SqlError, Exclude<R, SqlClient.TransactionConnection>> =>
-  Effect.uninterruptibleMask((restore) =>
-    Effect.gen(function* () {
-      const scope = yield* Scope.make()
-      const conn = yield* Scope.extend(sql.reserve, scope)
-      yield* conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined).pipe(
-        Effect.onError(() => Scope.close(scope, Exit.void))
-      )
-      const exit = yield* Effect.exit(restore(effect.pipe(Effect.provideService(SqlClient.TransactionConnection, [conn, 1] as const))))
-      const end = Exit.isSuccess(exit) ? "COMMIT" : "ROLLBACK"
-      const ended = yield* Effect.exit(conn.executeUnprepared(end, [], undefined))
-      yield* Scope.close(scope, Exit.void)
-      if (Exit.isFailure(ended) && Exit.isSuccess(exit)) return yield* Effect.failCause(ended.cause)
-      return yield* exit
-    })
-  )

@@ -1,24 +1,28 @@
 import * as path from "node:path"
 import { Effect } from "effect"
 import type { LeaseOptions, LeaseTakeover } from "../fs/transaction/Lease.js"
-import { makeStateStore } from "./StateStoreSqlite.js"
+import { openConnection } from "./index/reader.js"
+import { sql } from "./index/sqlText.js"
 
 /**
  * Records a stale-lease takeover as a `lease.taken-over` event in state.db
  * (spec 06 R-IMP-4: a stale lease is reclaimed with an event). It opens its
- * own short connection: the lease also guards config rewrites, which run
- * below the layer that owns the shared state.db connection, and a takeover is
- * rare enough that the extra open costs nothing that matters.
+ * own short plain connection: the lease also guards config rewrites, which run
+ * below the layer that owns the shared state.db connection, and the index
+ * lease is part of the search fast path's bundle, which carries no @effect/sql
+ * client. A takeover is rare; a state.db that is missing or not migrated yet
+ * records nothing (the caller goes on either way).
  */
 export const recordLeaseTakeover = (stateDb: string) => (takeover: LeaseTakeover) =>
-  Effect.scoped(
-    Effect.flatMap(makeStateStore(stateDb), (store) =>
-      store.appendEvent("lease.taken-over", `locks/${path.basename(takeover.file)}`, {
-        what: takeover.what,
-        reason: takeover.reason,
-        holder: takeover.holder ?? null
-      })
-    )
+  Effect.acquireUseRelease(
+    Effect.try(() => openConnection(stateDb)),
+    (connection) =>
+      connection.driver.immediate((tx) =>
+        tx.run(sql`INSERT INTO events (at, kind, subject, data) VALUES (${takeover.at}, 'lease.taken-over', ${`locks/${path.basename(takeover.file)}`}, ${
+          JSON.stringify({ what: takeover.what, reason: takeover.reason, holder: takeover.holder ?? null })
+        })`)
+      ),
+    (connection) => Effect.sync(connection.close)
   )
 
 /**

@@ -1,11 +1,11 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import type { ManifestInput } from "../../../services/IndexStore.js"
+import type { SqlDriver } from "../driver.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
+import { inList, sql } from "./sqlText.js"
 
 interface ExistingRow {
   readonly id: number
@@ -23,17 +23,17 @@ const inBatches = <E>(ids: ReadonlyArray<number>, run: (batch: ReadonlyArray<num
   Effect.forEach(batches(ids.map((id) => ({ id })), 1), (batch) => run(batch.map((row) => row.id)), { discard: true })
 
 /** Removes the full-text, link and outline rows of documents (their documents rows stay). */
-export const deleteSearchRows = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>) =>
+export const deleteSearchRows = (db: SqlDriver, ids: ReadonlyArray<number>) =>
   inBatches(ids, (batch) =>
     Effect.all([
-      sql`DELETE FROM documents_fts WHERE rowid IN ${sql.in(batch)}`,
-      sql`DELETE FROM documents_trigram WHERE rowid IN ${sql.in(batch)}`,
-      sql`DELETE FROM links WHERE document_id IN ${sql.in(batch)}`,
-      sql`DELETE FROM outline WHERE document_id IN ${sql.in(batch)}`
+      db.run(sql`DELETE FROM documents_fts WHERE rowid IN ${inList(batch)}`),
+      db.run(sql`DELETE FROM documents_trigram WHERE rowid IN ${inList(batch)}`),
+      db.run(sql`DELETE FROM links WHERE document_id IN ${inList(batch)}`),
+      db.run(sql`DELETE FROM outline WHERE document_id IN ${inList(batch)}`)
     ], { discard: true }))
 
-export const deleteDocuments = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>) =>
-  Effect.zipRight(deleteSearchRows(sql, ids), inBatches(ids, (batch) => sql`DELETE FROM documents WHERE id IN ${sql.in(batch)}`))
+export const deleteDocuments = (db: SqlDriver, ids: ReadonlyArray<number>) =>
+  Effect.zipRight(deleteSearchRows(db, ids), inBatches(ids, (batch) => db.run(sql`DELETE FROM documents WHERE id IN ${inList(batch)}`)))
 
 /** The columns of `documents` as documentColumns names them, in insert order. */
 const DOCUMENT_COLUMNS = [
@@ -50,7 +50,7 @@ type Value = string | number | null
 
 /**
  * Rows per multi-row INSERT, largest first: every statement text is one of a
- * few per table, prepared once and reused from the client's statement cache.
+ * few per table, prepared once and reused from the driver's statement cache.
  * Statements sized to each batch would be prepared afresh each time, each a
  * large native program that lives until its JavaScript handle is collected.
  */
@@ -71,21 +71,11 @@ const insertText = (table: string, columns: ReadonlyArray<string>, rows: number,
 }
 
 /**
- * Runs one statement on the transaction's own connection when there is one:
- * through the client's statement wrapper each execution is traced and scoped,
- * and that keeps its parameters (whole documents) alive well past the
- * statement, which in a bulk write multiplies the heap (spec 10 §2 memory).
- */
-const execute = <A extends object>(sql: SqlClient.SqlClient, text: string, params: ReadonlyArray<Value>) =>
-  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) =>
-    Option.isSome(transaction) ? (transaction.value[0].execute(text, params, undefined) as Effect.Effect<ReadonlyArray<A>, SqlError>) : sql.unsafe<A>(text, params))
-
-/**
  * Inserts rows (values in `columns` order) in fixed-size statements; returns
- * what the statements return (RETURNING). The statements and their
- * parameters are laid out first and run one after another.
+ * what the statements return (a `suffix` with RETURNING). The statements and
+ * their parameters are laid out first and run one after another.
  */
-const insertRows = <A extends object = never>(sql: SqlClient.SqlClient, table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Value>>, suffix = "") =>
+export const insertRows = <A extends object = never>(db: SqlDriver, table: string, columns: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<Value>>, suffix = "") =>
   Effect.suspend(() => {
     const statements: Array<readonly [string, ReadonlyArray<Value>]> = []
     for (let at = 0; at < rows.length;) {
@@ -95,7 +85,11 @@ const insertRows = <A extends object = never>(sql: SqlClient.SqlClient, table: s
       statements.push([insertText(table, columns, size, suffix), params])
       at += size
     }
-    return Effect.map(Effect.forEach(statements, ([text, params]) => execute<A>(sql, text, params)), (results) => results.flat())
+    const returning = suffix.includes("RETURNING")
+    return Effect.map(
+      Effect.forEach(statements, ([text, params]) => (returning ? db.rows<A>({ text, params }) : Effect.as(db.run({ text, params }), [] as ReadonlyArray<A>))),
+      (results) => results.flat()
+    )
   })
 
 /** The full-text, JSON, link and outline rows of documents stored under the given ids. */
@@ -139,13 +133,13 @@ interface PendingFullText {
 }
 
 /** Inserts pending full-text rows: only whole FULL_TEXT_ROWS statements, or everything when `all`. */
-const flushFullText = (sql: SqlClient.SqlClient, pending: PendingFullText, all: boolean) =>
+const flushFullText = (db: SqlDriver, pending: PendingFullText, all: boolean) =>
   Effect.suspend(() => {
     const take = all ? pending.words.length : pending.words.length - (pending.words.length % FULL_TEXT_ROWS)
     if (take === 0) return Effect.void
     const words = pending.words.splice(0, take)
     const trigram = pending.trigram.splice(0, take)
-    return Effect.zipRight(insertRows(sql, "documents_fts", WORD_COLUMNS, words), insertRows(sql, "documents_trigram", TRIGRAM_COLUMNS, trigram))
+    return Effect.zipRight(insertRows(db, "documents_fts", WORD_COLUMNS, words), insertRows(db, "documents_trigram", TRIGRAM_COLUMNS, trigram))
   })
 
 /**
@@ -156,10 +150,10 @@ const flushFullText = (sql: SqlClient.SqlClient, pending: PendingFullText, all: 
  * every document reached the old generation and the heap grew with the bundle
  * (spec 10 §2 memory bound).
  */
-const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>, pending: PendingFullText) =>
+const writeDocuments = (db: SqlDriver, writes: ReadonlyArray<Write>, pending: PendingFullText) =>
   writes.length === 0 ? Effect.void : Effect.flatMap(
     insertRows<{ id: number; ref: string }>(
-      sql,
+      db,
       "documents",
       ROW_COLUMNS,
       writes.map((w) => [...DOCUMENT_COLUMNS.map((column) => w.columns[column]), w.inputsDigest]),
@@ -170,10 +164,10 @@ const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>, 
       for (const row of rows.words) pending.words.push(row)
       for (const row of rows.trigram) pending.trigram.push(row)
       return Effect.all([
-        insertRows(sql, "document_json", ["id", "doc", "inputs"], rows.json, "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, inputs = excluded.inputs"),
-        insertRows(sql, "links", ["document_id", "target"], rows.links),
-        insertRows(sql, "outline", ["document_id", "position", "depth", "text", "slug"], rows.outline),
-        flushFullText(sql, pending, false)
+        insertRows(db, "document_json", ["id", "doc", "inputs"], rows.json, "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, inputs = excluded.inputs"),
+        insertRows(db, "links", ["document_id", "target"], rows.links),
+        insertRows(db, "outline", ["document_id", "position", "depth", "text", "slug"], rows.outline),
+        flushFullText(db, pending, false)
       ], { discard: true })
     }
   )
@@ -187,8 +181,8 @@ const writeDocuments = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>, 
  * digests of the bundle's rows stay in memory between batches. The caller
  * runs it in one BEGIN IMMEDIATE transaction.
  */
-export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun: boolean) =>
-  Effect.map(sql<ExistingRow>`SELECT id, ref, digest, inputs_digest AS inputsDigest FROM documents WHERE bundle = ${bundle}`, (existing) => {
+export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =>
+  Effect.map(db.rows<ExistingRow>(sql`SELECT id, ref, digest, inputs_digest AS inputsDigest FROM documents WHERE bundle = ${bundle}`), (existing) => {
     const byRef = new Map(existing.map((row) => [row.ref, row]))
     const seen = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
@@ -221,10 +215,10 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
         })
         if (dryRun) return Effect.void
         return Effect.all([
-          deleteSearchRows(sql, rewritten),
-          writeDocuments(sql, writes, pending),
+          deleteSearchRows(db, rewritten),
+          writeDocuments(db, writes, pending),
           Effect.forEach(reinput, ([id, json, digest]) =>
-            Effect.zipRight(execute(sql, "UPDATE document_json SET inputs = ? WHERE id = ?", [json, id]), execute(sql, "UPDATE documents SET inputs_digest = ? WHERE id = ?", [digest, id])), { discard: true })
+            Effect.zipRight(db.run(sql`UPDATE document_json SET inputs = ${json} WHERE id = ${id}`), db.run(sql`UPDATE documents SET inputs_digest = ${digest} WHERE id = ${id}`)), { discard: true })
         ], { discard: true })
       })
     const write = (docs: ReadonlyArray<IndexDocument>, inputs?: ReadonlyArray<ItemInputs>) =>
@@ -248,31 +242,31 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
     const finish = Effect.suspend(() => {
       const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
       summary.removed = vanished.length
-      return Effect.as(dryRun ? Effect.void : Effect.zipRight(flushFullText(sql, pending, true), deleteDocuments(sql, vanished)), { ...summary } satisfies PersistSummary)
+      return Effect.as(dryRun ? Effect.void : Effect.zipRight(flushFullText(db, pending, true), deleteDocuments(db, vanished)), { ...summary } satisfies PersistSummary)
     })
     return { write, keep, finish }
   })
 
 /** persistSession over documents given all at once. */
-export const persistBundle = (sql: SqlClient.SqlClient, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean) =>
-  Effect.flatMap(persistSession(sql, bundle, dryRun), (session) => Effect.zipRight(session.write(docs), session.finish))
+export const persistBundle = (db: SqlDriver, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean) =>
+  Effect.flatMap(persistSession(db, bundle, dryRun), (session) => Effect.zipRight(session.write(docs), session.finish))
 
 /** A bundle's item count, kept in its `bundles` row so listing bundles never scans the documents. */
-export const countItems = (sql: SqlClient.SqlClient, bundle: string) =>
-  sql`INSERT INTO bundles (name, items) VALUES (${bundle}, (SELECT count(*) FROM documents WHERE bundle = ${bundle}))
-    ON CONFLICT (name) DO UPDATE SET items = excluded.items`
+export const countItems = (db: SqlDriver, bundle: string) =>
+  db.run(sql`INSERT INTO bundles (name, items) VALUES (${bundle}, (SELECT count(*) FROM documents WHERE bundle = ${bundle}))
+    ON CONFLICT (name) DO UPDATE SET items = excluded.items`)
 
 /** Records the item count and what this run saw of a bundle, and clears its stale mark. */
-export const writeManifest = (sql: SqlClient.SqlClient, bundle: string, manifest: ManifestInput | undefined) =>
+export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestInput | undefined) =>
   Effect.gen(function* () {
-    yield* countItems(sql, bundle)
-    yield* sql`UPDATE bundles SET stale_reason = NULL WHERE name = ${bundle}`
+    yield* countItems(db, bundle)
+    yield* db.run(sql`UPDATE bundles SET stale_reason = NULL WHERE name = ${bundle}`)
     if (manifest === undefined) return
     const counts = manifest.diagnostics
     const writable = manifest.writable === undefined ? null : manifest.writable ? 1 : 0
-    yield* sql`UPDATE bundles SET adapter = ${manifest.adapter.id}, adapter_version = ${manifest.adapter.version}, indexed_at = ${manifest.indexedAt},
+    yield* db.run(sql`UPDATE bundles SET adapter = ${manifest.adapter.id}, adapter_version = ${manifest.adapter.version}, indexed_at = ${manifest.indexedAt},
       writable = ${writable}, root = ${manifest.root ?? null}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
-      WHERE name = ${bundle}`
-    yield* sql`DELETE FROM manifest WHERE bundle = ${bundle}`
-    yield* insertRows(sql, "manifest", ["bundle", "path", "size", "mtime_ms", "hash"], manifest.files.map((f) => [bundle, f.path, f.size, f.mtimeMs, f.hash ?? null]))
+      WHERE name = ${bundle}`)
+    yield* db.run(sql`DELETE FROM manifest WHERE bundle = ${bundle}`)
+    yield* insertRows(db, "manifest", ["bundle", "path", "size", "mtime_ms", "hash"], manifest.files.map((f) => [bundle, f.path, f.size, f.mtimeMs, f.hash ?? null]))
   })

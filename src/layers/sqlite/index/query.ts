@@ -1,21 +1,15 @@
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import type { QueryGroup } from "../../../domain/Query.js"
 import type { ItemFilters } from "../../../domain/Search.js"
 import type { BrowseQuery, CandidateQuery, CandidateSet } from "../../../services/IndexStore.js"
+import type { SqlReader } from "../driver.js"
 import { filterClause } from "./filters.js"
 import { groupExpression, likePattern, orExpression, substringExpression, TRIGRAM_MIN } from "./matchExpression.js"
 import { ITEM_COLUMNS, ITEM_JOINS, itemFromRow, type ItemRow } from "./rows.js"
 import { and, csv, inList, join, literal, or, sql, type SqlText } from "./sqlText.js"
 
-/**
- * Runs read statements (reader.ts): rows as objects, or as arrays of values,
- * which better-sqlite3 builds in half the time for rows as wide as ITEM_COLUMNS.
- */
-export interface SearchSql {
-  readonly rows: <Row>(statement: SqlText) => Effect.Effect<ReadonlyArray<Row>, SqlError>
-  readonly values: (statement: SqlText) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>
-}
+/** What search reads through: either driver (../driver.ts); rows as values for rows as wide as ITEM_COLUMNS. */
+export type SearchSql = SqlReader
 
 /** ITEM_COLUMNS read as values, from position `at`: keep in the order of ITEM_COLUMNS (test/cli/search-fastpath.test.ts checks). */
 export const itemRowAt = (v: ReadonlyArray<unknown>, at = 0): ItemRow => ({
@@ -291,6 +285,8 @@ export const browse = (db: SearchSql, query: BrowseQuery) =>
     return { items: rows.map((v) => itemFromRow(itemRowAt(v))), total: (rows[0]?.[ITEM_WIDTH] as number | undefined) ?? 0 }
   })
 
+/** The statement of lastIndexed, also asked outside Effect by the search fast path (layers/SearchLive.ts). */
+export const LAST_INDEXED = literal("SELECT value FROM meta WHERE key = 'indexed_at'")
+
 /** When index.db was last built (meta `indexed_at`); undefined before the first build (R-WS-2). */
-export const lastIndexed = (db: SearchSql) =>
-  Effect.map(db.rows<{ readonly value: string }>(literal("SELECT value FROM meta WHERE key = 'indexed_at'")), (rows) => rows[0]?.value)
+export const lastIndexed = (db: SearchSql) => Effect.map(db.rows<{ readonly value: string }>(LAST_INDEXED), (rows) => rows[0]?.value)
