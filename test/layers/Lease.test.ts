@@ -8,6 +8,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { afterAll, beforeAll } from "vitest"
 import { FUTURE_SKEW_MILLIS, withLease, type LeaseOptions } from "../../src/layers/fs/transaction/Lease.js"
 import { workspaceLease } from "../../src/layers/sqlite/leaseEvents.js"
+import { makeStateStore } from "../../src/layers/sqlite/StateStoreSqlite.js"
 import { bundleChild } from "../support/txHarness.js"
 
 /**
@@ -21,8 +22,20 @@ import { bundleChild } from "../support/txHarness.js"
 
 const HOUR = 3_600_000
 
-const freshData = () => {
+/** A migrated state.db made once (takeover events go into an existing workspace's state.db), copied into each fresh `$DATA`. */
+let stateTemplate: string | undefined
+beforeAll(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "akm-lease-state-"))
+  stateTemplate = path.join(dir, "state.db")
+  await Effect.runPromise(Effect.scoped(Effect.flatMap(makeStateStore(stateTemplate), (store) => store.init)))
+})
+afterAll(() => {
+  if (stateTemplate !== undefined) fs.rmSync(path.dirname(stateTemplate), { recursive: true, force: true })
+})
+
+const freshData = (withState = true) => {
   const data = fs.mkdtempSync(path.join(os.tmpdir(), "akm-lease-"))
+  if (withState) fs.copyFileSync(stateTemplate!, path.join(data, "state.db"))
   return { data, file: path.join(data, "locks", "test.lease"), stateDb: path.join(data, "state.db"), dispose: () => fs.rmSync(data, { recursive: true, force: true }) }
 }
 
@@ -72,6 +85,19 @@ describe("Lease: stale leases are taken over, with an event", () => {
         }
       }))
   }
+
+  it.live("a workspace without state.db: the stale lease is still taken over, and nothing is created to record it", () =>
+    Effect.gen(function* () {
+      const ws = freshData(false)
+      try {
+        plant(ws.file, { pid: DEAD_PID, host: os.hostname(), startedAt: new Date().toISOString(), token: "dead" })
+        yield* withLease(options(ws.file))(Effect.void)
+        expect(fs.existsSync(ws.file)).toBe(false)
+        expect(fs.existsSync(ws.stateDb)).toBe(false)
+      } finally {
+        ws.dispose()
+      }
+    }))
 
   it.live("a start time within the clock-skew allowance is not taken over: the writer waits and fails naming the holder", () =>
     Effect.gen(function* () {

@@ -7,11 +7,13 @@ import { sql } from "./index/sqlText.js"
 /**
  * Records a stale-lease takeover as a `lease.taken-over` event in state.db
  * (spec 06 R-IMP-4: a stale lease is reclaimed with an event). It opens its
- * own short plain connection: the lease also guards config rewrites, which run
- * below the layer that owns the shared state.db connection, and the index
- * lease is part of the search fast path's bundle, which carries no @effect/sql
- * client. A takeover is rare; a state.db that is missing or not migrated yet
- * records nothing (the caller goes on either way).
+ * own short plain connection: the lease also guards config rewrites, which
+ * run below the layer that owns the shared state.db connection, and the
+ * search fast path's bundle (which carries WorkspaceConfig and IndexStore
+ * whole) has no @effect/sql client or migrator. A takeover is rare, so the
+ * extra open costs nothing that matters. A workspace whose state.db does not
+ * exist yet has no history to add to: it records nothing, and the writer goes
+ * on either way.
  */
 export const recordLeaseTakeover = (stateDb: string) => (takeover: LeaseTakeover) =>
   Effect.acquireUseRelease(
