@@ -21,7 +21,7 @@ import { browse, candidates, itemsByRef, lastIndexed } from "./index/query.js"
 import { searchRunner } from "./index/reader.js"
 import { batches } from "./index/rows.js"
 import { typeSizes } from "./index/typeSizes.js"
-import { lazyDatabase, sqlFailure } from "./LazyDatabase.js"
+import { lazyDisposableDatabase, sqlFailure } from "./LazyDatabase.js"
 import { indexMigrations } from "./migrations.js"
 import { databaseStatus } from "./status.js"
 
@@ -61,7 +61,7 @@ class Discarded {
 /** index.db through @effect/sql: writes batched into multi-row statements, one BEGIN IMMEDIATE transaction per bundle. */
 export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}) =>
   Effect.gen(function* () {
-    const db = yield* lazyDatabase({ filename, migrations: indexMigrations })
+    const db = yield* lazyDisposableDatabase({ filename, migrations: indexMigrations })
     const fail = sqlFailure(filename)
     const lease = yield* Effect.makeSemaphore(1)
     // What a search reads (candidates, browse, items, bundles, lastIndexed) goes through a plain connection of its

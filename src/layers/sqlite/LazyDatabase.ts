@@ -1,8 +1,10 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Scope } from "effect"
+import { Effect, Option, Scope } from "effect"
 import { WorkspaceUnavailable, type DatabaseTooNew } from "../../domain/Errors.js"
+import { Progress } from "../../services/Progress.js"
 import { openDatabase, type DatabaseSpec } from "./Database.js"
+import { damagedDatabase, isDamage } from "./Heal.js"
 
 export type DatabaseError = WorkspaceUnavailable | DatabaseTooNew
 
@@ -17,10 +19,24 @@ export const lazyDatabase = (spec: DatabaseSpec): Effect.Effect<Effect.Effect<Sq
     return yield* Effect.cached(Scope.extend(openDatabase(spec), scope))
   })
 
+/**
+ * index.db: like lazyDatabase, but a damaged file is moved aside and started
+ * afresh, with a one-line warning through Progress when the layer has one.
+ */
+export const lazyDisposableDatabase = (spec: Omit<DatabaseSpec, "disposable">) =>
+  Effect.gen(function* () {
+    const progress = yield* Effect.serviceOption(Progress)
+    const warn = Option.match(progress, { onNone: () => Effect.logWarning, onSome: (p) => p.warn })
+    return yield* lazyDatabase({ ...spec, disposable: { warn } })
+  })
+
 /** Maps a failed statement to the workspace error a user sees (with the db's path). */
-export const sqlFailure = (filename: string) => (error: SqlError): WorkspaceUnavailable =>
-  new WorkspaceUnavailable({
+export const sqlFailure = (filename: string) => (error: SqlError): WorkspaceUnavailable => {
+  const index = filename.endsWith("index.db")
+  if (!index && isDamage(error)) return damagedDatabase(filename, error.cause ?? error)
+  return new WorkspaceUnavailable({
     path: filename,
     reason: `${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`,
-    hint: filename.endsWith("index.db") ? "index.db is disposable: delete it and run `akm index`" : "run `akm health`; if the problem stays, restore this file from a backup"
+    hint: index ? "index.db is disposable: delete it and run `akm index`" : "run `akm health`; if the problem stays, restore this file from a backup"
   })
+}
