@@ -1,13 +1,14 @@
 import { createHash, hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import ignore, { type Ignore } from "ignore"
 import { FileUnreadable, type BundleInfo, type FileMeta, type ProbeContext, type ValidateContext } from "../../domain/Adapter.js"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { BundleFiles, type ContentHash, type WalkOptions, type WalkResult } from "../../services/BundleFiles.js"
+import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 
 /** Files above this are never listed or read (spec 03 §1.1). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -130,8 +131,20 @@ interface Matcher {
   readonly rules: Ignore
 }
 
+/**
+ * The .gitignore of a directory being listed. A plain file lies inside the
+ * directory, which lies inside the root, so no realpath is needed (a JS
+ * realpath lstat-s every ancestor: cubic on a deep tree); a symbolic link is
+ * resolved and must stay inside the root (R-AD-4).
+ */
 const readGitignore = (realRoot: string, dir: string, base: string): Matcher | undefined => {
-  const file = containedRealPath(realRoot, path.join(dir, ".gitignore"))
+  const onDisk = path.join(dir, ".gitignore")
+  let file: string | undefined = onDisk
+  try {
+    if (fs.lstatSync(onDisk).isSymbolicLink()) file = containedRealPath(realRoot, onDisk)
+  } catch {
+    return undefined
+  }
   if (file === undefined) return undefined
   const bytes = readBounded(file, `${base === "" ? "" : `${base}/`}.gitignore`, PROBE_MAX_BYTES)
   if (bytes instanceof FileUnreadable) return undefined
@@ -160,12 +173,29 @@ interface Frame {
   /** The directory's real path (differs from onDisk below a followed symlink). */
   readonly real: string
   readonly relative: string
-  /** Real paths of this directory and its ancestors, to detect symlink loops. */
-  readonly chain: ReadonlySet<string>
+  /** Directories between the root (0) and this one. */
+  readonly depth: number
+  /** The parent directory's frame: its chain of real paths detects symlink loops. */
+  readonly parent: Frame | undefined
+  /** The .gitignore files of the ancestors; the directory's own is added when it is listed. */
   readonly matchers: ReadonlyArray<Matcher>
 }
 
-const walkTree = (root: string, options: WalkOptions): WalkResult => {
+/** Whether `real` is the real path of `frame` or one of its ancestors: a symlink there would loop. */
+const onChain = (frame: Frame | undefined, real: string): boolean => {
+  for (let f = frame; f !== undefined; f = f.parent) if (f.real === real) return true
+  return false
+}
+
+/** How deep a walk goes unless `index.maxDepth` says otherwise (spec 03 §1.1). */
+export const DEFAULT_MAX_DEPTH = 64
+
+/**
+ * Linear in the number of directories and entries: nothing is recomputed per
+ * ancestor (a deep tree used to take cubic time in .gitignore lookups and
+ * loop detection).
+ */
+const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkResult => {
   const realRoot = fs.realpathSync(root)
   if (!fs.statSync(realRoot).isDirectory()) throw new Error(`${root} is not a directory`)
   const files = new Map<string, FileMeta>()
@@ -173,19 +203,20 @@ const walkTree = (root: string, options: WalkOptions): WalkResult => {
   const diagnostics: Array<Diagnostic> = []
   const warn = (code: string, relative: string, message: string, severity: Diagnostic["severity"] = "warning") =>
     diagnostics.push({ code, severity, path: relative, message })
-  const rootMatcher = readGitignore(realRoot, realRoot, "")
-  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", chain: new Set([realRoot]), matchers: rootMatcher === undefined ? [] : [rootMatcher] }]
+  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", depth: 0, parent: undefined, matchers: [] }]
   let truncated = false
 
   while (stack.length > 0 && !truncated) {
-    const frame = stack.pop()!
+    const listed = stack.pop()!
     let names: Array<string>
     try {
-      names = fs.readdirSync(frame.onDisk)
+      names = fs.readdirSync(listed.onDisk)
     } catch (error) {
-      warn("unreadable-directory", frame.relative === "" ? "." : frame.relative, `cannot read directory: ${errorCode(error) ?? String(error)}`)
+      warn("unreadable-directory", listed.relative === "" ? "." : listed.relative, `cannot read directory: ${errorCode(error) ?? String(error)}`)
       continue
     }
+    const own = names.includes(".gitignore") ? readGitignore(realRoot, listed.onDisk, listed.relative) : undefined
+    const frame = own === undefined ? listed : { ...listed, matchers: [...listed.matchers, own] }
     names.sort()
     const subdirs: Array<Frame> = []
     for (const name of names) {
@@ -227,13 +258,17 @@ const walkTree = (root: string, options: WalkOptions): WalkResult => {
         continue
       }
       if (stat.isDirectory()) {
-        if (frame.chain.has(real)) {
+        // Only a followed symlink can lead back up the tree.
+        if (isLink && onChain(frame, real)) {
           warn("symlink-loop", relative, "symbolic link points back to one of its own parent directories; not followed")
           continue
         }
         rawNames.set(relative, name)
-        const nested = readGitignore(realRoot, onDisk, relative)
-        subdirs.push({ onDisk, real, relative, chain: new Set([...frame.chain, real]), matchers: nested === undefined ? frame.matchers : [...frame.matchers, nested] })
+        if (frame.depth + 1 > maxDepth) {
+          warn("too-deep", relative, `directory nesting deeper than index.maxDepth (${maxDepth}); not entered`)
+          continue
+        }
+        subdirs.push({ onDisk, real, relative, depth: frame.depth + 1, parent: frame, matchers: frame.matchers })
       } else if (stat.isFile()) {
         rawNames.set(relative, name)
         if (stat.size > MAX_FILE_BYTES) {
@@ -457,9 +492,11 @@ const readContained = (root: string, requested: string): string | FileUnreadable
   return bytes instanceof FileUnreadable ? bytes : decodeText(relative, bytes)
 }
 
-export const makeBundleFiles = (): BundleFiles["Type"] =>
+/** `maxDepth`: how deep a walk descends (config.yaml's `index.maxDepth`, read at each walk); default 64. */
+export const makeBundleFiles = (maxDepth: Effect.Effect<number> = Effect.succeed(DEFAULT_MAX_DEPTH)): BundleFiles["Type"] =>
   BundleFiles.of({
-    walk: (root, options) => Effect.try({ try: () => walkTree(root, options), catch: (cause) => unavailable(root, cause) }),
+    walk: (root, options) =>
+      Effect.flatMap(maxDepth, (depth) => Effect.try({ try: () => walkTree(root, options, depth), catch: (cause) => unavailable(root, cause) })),
     context: makeContext,
     probeContext: makeProbeContext,
     readText: (root, requested) =>
@@ -475,4 +512,14 @@ export const makeBundleFiles = (): BundleFiles["Type"] =>
  * The core walk on Node's file system (spec 03 §1.1): read-only, gitignore-aware,
  * realpath containment (R-AD-4), size and encoding guards; never writes (R-AD-7).
  */
-export const BundleFilesNode = Layer.succeed(BundleFiles, makeBundleFiles())
+export const BundleFilesNode = Layer.effect(
+  BundleFiles,
+  Effect.map(Effect.serviceOption(WorkspaceConfig), (workspace) =>
+    makeBundleFiles(
+      Option.match(workspace, {
+        onNone: () => Effect.succeed(DEFAULT_MAX_DEPTH),
+        // An invalid config has failed the command before any walk; the default keeps the walk total.
+        onSome: (w) => w.read.pipe(Effect.map((config) => config.index?.maxDepth ?? DEFAULT_MAX_DEPTH), Effect.orElseSucceed(() => DEFAULT_MAX_DEPTH))
+      })
+    ))
+)
