@@ -16,6 +16,8 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024
 const PROBE_MAX_BYTES = 1024 * 1024
 /** A probe's `find` visits at most this many directory entries. */
 const PROBE_MAX_ENTRIES = 5_000
+/** A probe's `find` descends at most this many directories (evidence for detection lies near the top; R-AD-6). */
+const PROBE_MAX_DEPTH = 64
 /** A walk lists at most this many files, so a pathological tree (symlink fan-out) still ends. */
 const MAX_WALK_FILES = 250_000
 
@@ -175,17 +177,28 @@ interface Frame {
   readonly relative: string
   /** Directories between the root (0) and this one. */
   readonly depth: number
-  /** The parent directory's frame: its chain of real paths detects symlink loops. */
-  readonly parent: Frame | undefined
+  /** Real paths of this directory and its ancestors, to detect symlink loops; shared with the parent (nothing copied per level). */
+  readonly chain: Chain
   /** The .gitignore files of the ancestors; the directory's own is added when it is listed. */
   readonly matchers: ReadonlyArray<Matcher>
 }
 
 /** Whether `real` is the real path of `frame` or one of its ancestors: a symlink there would loop. */
-const onChain = (frame: Frame | undefined, real: string): boolean => {
-  for (let f = frame; f !== undefined; f = f.parent) if (f.real === real) return true
+interface Chain {
+  readonly real: string
+  readonly up: Chain | undefined
+}
+
+const onChain = (chain: Chain | undefined, real: string): boolean => {
+  for (let c = chain; c !== undefined; c = c.up) if (c.real === real) return true
   return false
 }
+
+/**
+ * A child path by concatenation: no normalising pass over a long parent path
+ * (path.join is linear in it), and V8 keeps the result as a rope until used.
+ */
+const child = (dir: string, name: string) => (dir.endsWith(path.sep) ? `${dir}${name}` : `${dir}${path.sep}${name}`)
 
 /** How deep a walk goes unless `index.maxDepth` says otherwise (spec 03 §1.1). */
 export const DEFAULT_MAX_DEPTH = 64
@@ -199,11 +212,10 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
   const realRoot = fs.realpathSync(root)
   if (!fs.statSync(realRoot).isDirectory()) throw new Error(`${root} is not a directory`)
   const files = new Map<string, FileMeta>()
-  const rawNames = new Map<string, string>()
   const diagnostics: Array<Diagnostic> = []
   const warn = (code: string, relative: string, message: string, severity: Diagnostic["severity"] = "warning") =>
     diagnostics.push({ code, severity, path: relative, message })
-  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", depth: 0, parent: undefined, matchers: [] }]
+  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", depth: 0, chain: { real: realRoot, up: undefined }, matchers: [] }]
   let truncated = false
 
   while (stack.length > 0 && !truncated) {
@@ -219,13 +231,14 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
     const frame = own === undefined ? listed : { ...listed, matchers: [...listed.matchers, own] }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     const subdirs: Array<Frame> = []
+    const rawNames = new Map<string, string>()
     for (const entry of entries) {
       const name = entry.name
       if (ALWAYS_SKIPPED.has(name)) continue
       if (!options.includeHidden && name.startsWith(".")) continue
       const normalized = name.normalize("NFC")
       const relative = frame.relative === "" ? normalized : `${frame.relative}/${normalized}`
-      const onDisk = path.join(frame.onDisk, name)
+      const onDisk = child(frame.onDisk, name)
       // A plain directory needs no stat (the directory entry says what it is): one system call fewer per directory.
       let stat: fs.Stats | undefined
       const isLink = entry.isSymbolicLink()
@@ -242,7 +255,7 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
       }
       const isDirectory = stat === undefined || stat.isDirectory()
       if (isIgnored(frame.matchers, relative, isDirectory)) continue
-      let real = path.join(frame.real, name)
+      let real = child(frame.real, name)
       if (isLink) {
         try {
           real = fs.realpathSync.native(onDisk)
@@ -255,25 +268,26 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
           continue
         }
       }
-      const twin = rawNames.get(relative)
+      // Twins under normalisation are siblings: the raw names of this one directory suffice.
+      const twin = rawNames.get(normalized)
       if (twin !== undefined) {
         warn("case-collision", relative, `'${JSON.stringify(name).slice(1, -1)}' and '${JSON.stringify(twin).slice(1, -1)}' are the same name under Unicode normalisation (NFC/NFD); only the first is read`)
         continue
       }
       if (isDirectory) {
         // Only a followed symlink can lead back up the tree.
-        if (isLink && onChain(frame, real)) {
+        if (isLink && onChain(frame.chain, real)) {
           warn("symlink-loop", relative, "symbolic link points back to one of its own parent directories; not followed")
           continue
         }
-        rawNames.set(relative, name)
+        rawNames.set(normalized, name)
         if (frame.depth + 1 > maxDepth) {
           warn("too-deep", relative, `directory nesting deeper than index.maxDepth (${maxDepth}); not entered`)
           continue
         }
-        subdirs.push({ onDisk, real, relative, depth: frame.depth + 1, parent: frame, matchers: frame.matchers })
+        subdirs.push({ onDisk, real, relative, depth: frame.depth + 1, chain: { real, up: frame.chain }, matchers: frame.matchers })
       } else if (stat?.isFile() === true) {
-        rawNames.set(relative, name)
+        rawNames.set(normalized, name)
         if (stat.size > MAX_FILE_BYTES) {
           warn("file-too-large", relative, `${stat.size} bytes is over the ${MAX_FILE_BYTES}-byte limit; not indexed`)
           continue
@@ -415,7 +429,7 @@ const makeProbeContext = (root: string): ProbeContext => {
       Effect.sync(() => {
         const found: Array<string> = []
         if (realRoot === undefined) return found
-        const queue: Array<{ onDisk: string; relative: string }> = [{ onDisk: realRoot, relative: "" }]
+        const queue: Array<{ onDisk: string; relative: string; depth: number }> = [{ onDisk: realRoot, relative: "", depth: 0 }]
         let visited = 0
         while (queue.length > 0 && visited < PROBE_MAX_ENTRIES && found.length < limit) {
           const dir = queue.shift()!
@@ -431,7 +445,9 @@ const makeProbeContext = (root: string): ProbeContext => {
             if (ALWAYS_SKIPPED.has(entry.name)) continue
             const relative = dir.relative === "" ? entry.name.normalize("NFC") : `${dir.relative}/${entry.name.normalize("NFC")}`
             // Symbolic links are not followed by a probe: real files and directories only.
-            if (entry.isDirectory()) queue.push({ onDisk: path.join(dir.onDisk, entry.name), relative })
+            if (entry.isDirectory()) {
+              if (dir.depth < PROBE_MAX_DEPTH) queue.push({ onDisk: path.join(dir.onDisk, entry.name), relative, depth: dir.depth + 1 })
+            }
             else if (entry.isFile() && predicate(relative)) found.push(relative)
           }
         }
