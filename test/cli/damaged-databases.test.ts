@@ -1,4 +1,5 @@
-import { copyFileSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from "node:fs"
+import Database from "better-sqlite3"
+import { closeSync, copyFileSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { makeWorkspace } from "../support/cli.js"
@@ -20,7 +21,7 @@ describe("damaged databases", () => {
   const indexDb = join(workspace.cacheDir, "index.db")
   const stateDb = join(workspace.dataDir, "state.db")
   const logsDb = join(workspace.dataDir, "logs.db")
-  const moved = () => readdirSync(workspace.cacheDir).filter((name) => name.startsWith("index.db.corrupt-"))
+  const moved = () => readdirSync(workspace.cacheDir).filter((name) => /^index\.db\.corrupt-[\dT-]+Z$/.test(name))
 
   beforeEach(async () => {
     if (statSync(join(workspace.dataDir, "akm.lock"), { throwIfNoEntry: false }) !== undefined) return
@@ -62,6 +63,31 @@ describe("damaged databases", () => {
     const search = await workspace.run(["search", "deploy", "--format", "json"])
     expect(search.code, search.stderr).toBe(0)
     expect(search.json().total).toBeGreaterThan(0)
+  })
+
+  it("damage found after index.db opened fine (a malformed page deep in it): moved aside at once, the next command rebuilds", async () => {
+    const many = workspace.folder("many", Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`n${i}.md`, `# note ${i}\n\nhello world lorem ipsum ${i}\n`])))
+    expect((await workspace.run(["bundle", "add", many, "--name", "many", "--quiet"])).code).toBe(0)
+    const db = new Database(indexDb)
+    db.pragma("wal_checkpoint(TRUNCATE)")
+    db.close()
+    // Page 1 (the header and schema) stays intact, so opening succeeds; the pages holding rows do not.
+    const size = statSync(indexDb).size
+    const fd = openSync(indexDb, "r+")
+    for (let offset = Math.floor(size / 2 / 4096) * 4096; offset < size; offset += 4096) writeSync(fd, garbage(800), 0, 800, offset + 100)
+    closeSync(fd)
+    const before = moved().length
+    const failed = await workspace.run(["search", "hello", "--format", "json"])
+    expect(failed.code).toBe(78)
+    expect(JSON.parse(failed.stderr).error).toMatchObject({
+      message: expect.stringMatching(/index\.db: the index is damaged \(.+\); moved it to .*index\.db\.corrupt-/),
+      hint: expect.stringContaining("run the command again")
+    })
+    expect(moved().length).toBe(before + 1)
+    const again = await workspace.run(["search", "hello", "--format", "json"])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json().total).toBeGreaterThan(0)
+    expect((await workspace.run(["bundle", "remove", "many", "--quiet"])).code).toBe(0)
   })
 
   it("learned state in state.db survives an index.db heal", async () => {

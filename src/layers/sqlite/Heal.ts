@@ -71,6 +71,20 @@ const stillDamaged = (filename: string): boolean => {
   }
 }
 
+const stamp = (epochMs: number) => new Date(epochMs).toISOString().replace(/[:.]/g, "-")
+
+/** Renames the file and its -wal/-shm to `<file>.corrupt-<time>`; undefined when the file is already gone. Throws what rename throws. */
+const renameAside = (filename: string, epochMs: number): string | undefined => {
+  if (!existsSync(filename)) return undefined
+  const target = `${filename}.corrupt-${stamp(epochMs)}`
+  renameSync(filename, target)
+  for (const suffix of ["-wal", "-shm"]) if (existsSync(`${filename}${suffix}`)) renameSync(`${filename}${suffix}`, `${target}${suffix}`)
+  return target
+}
+
+const notMoved = (filename: string, cause: unknown) =>
+  new WorkspaceUnavailable({ path: filename, reason: `damaged, and it could not be moved aside: ${causeText(cause)}`, hint: `delete ${filename} (it is rebuilt from the bundles) and run the command again` })
+
 /**
  * Moves a damaged disposable database (and its -wal/-shm) to
  * `<file>.corrupt-<time>`, the time from Clock; returns where it went, or
@@ -80,15 +94,33 @@ export const moveAside = (filename: string, options: { readonly probe: boolean }
   Effect.gen(function* () {
     if (options.probe && !stillDamaged(filename)) return undefined
     const now = yield* Clock.currentTimeMillis
-    const target = `${filename}.corrupt-${new Date(now).toISOString().replace(/[:.]/g, "-")}`
-    return yield* Effect.try({
-      try: () => {
-        if (!existsSync(filename)) return undefined
-        renameSync(filename, target)
-        for (const suffix of ["-wal", "-shm"]) if (existsSync(`${filename}${suffix}`)) renameSync(`${filename}${suffix}`, `${target}${suffix}`)
-        return target
-      },
-      catch: (cause) =>
-        new WorkspaceUnavailable({ path: filename, reason: `damaged, and it could not be moved aside: ${causeText(cause)}`, hint: `delete ${filename} (it is rebuilt from the bundles) and run the command again` })
-    })
+    return yield* Effect.try({ try: () => renameAside(filename, now), catch: (cause) => notMoved(filename, cause) })
   })
+
+/**
+ * Disposable databases opened in this process, with the Clock of the layer
+ * that opened them: a statement that finds one damaged after it opened fine
+ * (a malformed page deep in the file) moves it aside there and then, so the
+ * next command starts afresh (see sqlFailure).
+ */
+const disposables = new Map<string, Clock.Clock>()
+
+export const registerDisposable = (filename: string, clock: Clock.Clock): void => {
+  if (filename !== ":memory:") disposables.set(filename, clock)
+}
+
+/** For a registered disposable db whose statement failed with damage: moves it aside and says so; else undefined. */
+export const healAfterFailure = (filename: string, cause: unknown): WorkspaceUnavailable | undefined => {
+  const clock = disposables.get(filename)
+  if (clock === undefined || !isDamage(cause)) return undefined
+  try {
+    const movedTo = renameAside(filename, clock.unsafeCurrentTimeMillis())
+    return new WorkspaceUnavailable({
+      path: filename,
+      reason: `the index is damaged (${causeText((cause as { readonly cause?: unknown }).cause ?? cause)})${movedTo === undefined ? "" : `; moved it to ${movedTo}`}`,
+      hint: "run the command again: the index is rebuilt from the bundles, and what akm learned (state.db) is kept"
+    })
+  } catch (error) {
+    return notMoved(filename, error)
+  }
+}

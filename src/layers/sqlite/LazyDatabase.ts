@@ -4,7 +4,7 @@ import { Effect, Option, Scope } from "effect"
 import { WorkspaceUnavailable, type DatabaseTooNew } from "../../domain/Errors.js"
 import { Progress } from "../../services/Progress.js"
 import { openDatabase, type DatabaseSpec } from "./Database.js"
-import { damagedDatabase, isDamage } from "./Heal.js"
+import { damagedDatabase, healAfterFailure, isDamage, registerDisposable } from "./Heal.js"
 
 export type DatabaseError = WorkspaceUnavailable | DatabaseTooNew
 
@@ -27,11 +27,14 @@ export const lazyDisposableDatabase = (spec: Omit<DatabaseSpec, "disposable">) =
   Effect.gen(function* () {
     const progress = yield* Effect.serviceOption(Progress)
     const warn = Option.match(progress, { onNone: () => Effect.logWarning, onSome: (p) => p.warn })
+    registerDisposable(spec.filename, yield* Effect.clock)
     return yield* lazyDatabase({ ...spec, disposable: { warn } })
   })
 
 /** Maps a failed statement to the workspace error a user sees (with the db's path). */
 export const sqlFailure = (filename: string) => (error: SqlError): WorkspaceUnavailable => {
+  const healed = healAfterFailure(filename, error)
+  if (healed !== undefined) return healed
   const index = filename.endsWith("index.db")
   if (!index && isDamage(error)) return damagedDatabase(filename, error.cause ?? error)
   return new WorkspaceUnavailable({
