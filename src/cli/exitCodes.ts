@@ -68,7 +68,8 @@ export const reportError = (error: unknown): ErrorReport => {
   }
   return {
     exit: row.exit,
-    code: row.code,
+    // A damaged state.db or logs.db is still the workspace's fault (78), under a code of its own.
+    code: tag === "WorkspaceUnavailable" && (error as { readonly damaged?: unknown }).damaged !== undefined ? "database_damaged" : row.code,
     message: (error instanceof Error ? error.message : undefined) || field(error, "message") || tag!,
     hint: field(error, "hint") ?? ""
   }

@@ -42,8 +42,8 @@ export const healthView: View<HealthResult> = {
           ])
         ]),
       "",
-      table(r.databases.map((d) => [s.dim(d.name), d.bytes === null ? "missing" : formatBytes(d.bytes), s.dim(d.path)])),
-      `${s.dim("pending proposals:")} ${r.proposals.pending}`,
+      table(r.databases.map((d) => [s.dim(d.name), d.bytes === null ? "missing" : formatBytes(d.bytes), d.damaged ? s.yellow("damaged") : "", s.dim(d.path)])),
+      `${s.dim("pending proposals:")} ${r.proposals.pending ?? "unknown (state.db is damaged)"}`,
       "",
       r.ok
         ? `${s.green("✓")} nothing needs attention`
@@ -73,8 +73,8 @@ export const healthView: View<HealthResult> = {
               .join("")}</table>`
           ]),
         "<h2>Databases</h2>",
-        `<table>${r.databases.map((d) => `<tr>${cell(d.name)}${cell(d.bytes === null ? "missing" : formatBytes(d.bytes))}${cell(d.path)}</tr>`).join("")}</table>`,
-        `<p>Pending proposals: ${r.proposals.pending}</p>`
+        `<table>${r.databases.map((d) => `<tr>${cell(d.name)}${cell(d.bytes === null ? "missing" : formatBytes(d.bytes))}${d.damaged ? cell("damaged", "warn") : cell("")}${cell(d.path)}</tr>`).join("")}</table>`,
+        `<p>Pending proposals: ${r.proposals.pending ?? "unknown (state.db is damaged)"}</p>`
       ].join("\n")
     )
   },

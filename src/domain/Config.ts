@@ -56,6 +56,8 @@ export const AkmConfig = Schema.Struct({
   defaultBundle: Schema.optional(BundleName),
   bundles: Schema.optionalWith(Schema.Record({ key: BundleName, value: BundleConfig }), { default: () => ({}) }),
   search: Schema.optional(Schema.Struct({ limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))) })),
+  /** How deep the bundle walk descends (default 64, BundleFilesNode.ts): deeper directories are a `too-deep` diagnostic. */
+  index: Schema.optional(Schema.Struct({ maxDepth: Schema.optional(Schema.Int.pipe(Schema.between(1, 100_000))) })),
   website: Schema.optional(Schema.Struct({ allowHosts: Schema.optional(Schema.Array(Schema.String)) })),
   /** The npm registry npm: sources resolve against (default https://registry.npmjs.org). */
   npm: Schema.optional(Schema.Struct({ registry: Schema.optional(Schema.String.pipe(Schema.minLength(1))) })),

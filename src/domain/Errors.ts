@@ -43,6 +43,11 @@ export class WorkspaceUnavailable extends Data.TaggedError("WorkspaceUnavailable
   readonly path: string
   readonly reason: string
   readonly hint: string
+  /**
+   * Set when SQLite says the file itself is damaged (not a database, malformed):
+   * what a user would lose without it. The CLI reports these as `database_damaged`.
+   */
+  readonly damaged?: { readonly loses: string } | undefined
 }> {
   override get message(): string {
     return `${this.path}: ${this.reason}`

@@ -2,7 +2,9 @@ import { FileSystem } from "@effect/platform/FileSystem"
 import { Clock, Effect, Option } from "effect"
 import { intervalMillis, isWritable, type BundleConfig } from "../domain/Config.js"
 import { memoryPolicy, memoryPressure, type MemoryPolicy, type MemoryPressure } from "../domain/MemoryPolicy.js"
+import { WorkspaceUnavailable } from "../domain/Errors.js"
 import { IndexStore, type DiagnosticCounts, type TypeSize } from "../services/IndexStore.js"
+import { LogStore } from "../services/LogStore.js"
 import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
@@ -10,7 +12,7 @@ import { shellCommand } from "../domain/ShellQuote.js"
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name"
+  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -52,6 +54,8 @@ export interface DatabaseHealth {
   readonly path: string
   /** The file plus its write-ahead log; null when the file does not exist. */
   readonly bytes: number | null
+  /** SQLite reports the file damaged (state.db and logs.db; a damaged index.db is rebuilt instead). */
+  readonly damaged: boolean
 }
 
 export interface HealthResult {
@@ -60,7 +64,8 @@ export interface HealthResult {
   readonly bundles: ReadonlyArray<BundleHealth>
   readonly index: { readonly lastIndexed: string | null }
   readonly databases: ReadonlyArray<DatabaseHealth>
-  readonly proposals: { readonly pending: number }
+  /** pending is null when state.db cannot be read. */
+  readonly proposals: { readonly pending: number | null }
 }
 
 /** The item type of memories in every adapter that has them (akm `memories/`, OKF `type: memory`, project `memory/`). */
@@ -111,6 +116,8 @@ const memoryHealth = (policy: MemoryPolicy, size: TypeSize | undefined): MemoryH
       pressure: memoryPressure(policy, size)
     }
 
+const isDamaged = (error: unknown): error is WorkspaceUnavailable => error instanceof WorkspaceUnavailable && error.damaged !== undefined
+
 /** Counting stops here: past it the number only says "many". */
 const PENDING_COUNT_LIMIT = 10_000
 
@@ -139,11 +146,27 @@ export const health = Effect.fn("health")(function* () {
     Effect.gen(function* () {
       const main = yield* size(file)
       const wal = yield* size(`${file}-wal`)
-      return { name, path: file, bytes: main === null ? null : main + (wal ?? 0) } satisfies DatabaseHealth
+      return { name, path: file, bytes: main === null ? null : main + (wal ?? 0) }
     })
-  const databases = [yield* database("state.db", paths.stateDb), yield* database("index.db", paths.indexDb), yield* database("logs.db", paths.logsDb)]
-
   const attention: Array<Attention> = []
+  // state.db and logs.db are durable or kept: damage is reported, never repaired here (R-DB-1).
+  const damage: Array<DatabaseHealth["name"]> = []
+  const probe = <A, E, R>(name: DatabaseHealth["name"], effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(
+      Effect.map(Option.some),
+      Effect.catchIf((error): error is E & WorkspaceUnavailable => isDamaged(error), (error) =>
+        Effect.sync(() => {
+          damage.push(name)
+          attention.push({ code: "database-damaged", message: error.message, hint: error.hint })
+          return Option.none<A>()
+        }))
+    )
+  const pending = yield* probe("state.db", pendingProposals)
+  // Only an existing logs.db is read: health does not create one.
+  if (yield* fs.exists(paths.logsDb).pipe(Effect.orElseSucceed(() => false))) yield* probe("logs.db", Effect.flatMap(LogStore, (logs) => logs.lines("", { limit: 1 })))
+  const databases = [yield* database("state.db", paths.stateDb), yield* database("index.db", paths.indexDb), yield* database("logs.db", paths.logsDb)]
+    .map((db) => ({ ...db, damaged: damage.includes(db.name) }))
+
   const configured = Object.keys(config.bundles)
   const index = yield* IndexStore
   const states = yield* index.bundles
@@ -203,6 +226,6 @@ export const health = Effect.fn("health")(function* () {
     bundles,
     index: { lastIndexed: lastIndexed ?? null },
     databases,
-    proposals: { pending: yield* pendingProposals }
+    proposals: { pending: Option.getOrNull(pending) }
   } satisfies HealthResult
 })

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import ignore, { type Ignore } from "ignore"
 import { FileUnreadable, type BundleInfo, type FileMeta, type ProbeContext, type ValidateContext } from "../../domain/Adapter.js"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
@@ -10,6 +10,7 @@ import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
 import { BundleFiles, type ContentHash, type WalkOptions, type WalkResult } from "../../services/BundleFiles.js"
+import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 
 /** Files above this are never listed or read (spec 03 §1.1). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -17,6 +18,8 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024
 const PROBE_MAX_BYTES = 1024 * 1024
 /** A probe's `find` visits at most this many directory entries. */
 const PROBE_MAX_ENTRIES = 5_000
+/** A probe's `find` descends at most this many directories (evidence for detection lies near the top; R-AD-6). */
+const PROBE_MAX_DEPTH = 64
 /** A walk lists at most this many files, so a pathological tree (symlink fan-out) still ends. */
 const MAX_WALK_FILES = 250_000
 
@@ -126,8 +129,20 @@ interface Matcher {
   readonly rules: Ignore
 }
 
+/**
+ * The .gitignore of a directory being listed. A plain file lies inside the
+ * directory, which lies inside the root, so no realpath is needed (a JS
+ * realpath lstat-s every ancestor: cubic on a deep tree); a symbolic link is
+ * resolved and must stay inside the root (R-AD-4).
+ */
 const readGitignore = (realRoot: string, dir: string, base: string): Matcher | undefined => {
-  const file = containedRealPath(realRoot, path.join(dir, ".gitignore"))
+  const onDisk = path.join(dir, ".gitignore")
+  let file: string | undefined = onDisk
+  try {
+    if (fs.lstatSync(onDisk).isSymbolicLink()) file = containedRealPath(realRoot, onDisk)
+  } catch {
+    return undefined
+  }
   if (file === undefined) return undefined
   const bytes = readBounded(file, `${base === "" ? "" : `${base}/`}.gitignore`, PROBE_MAX_BYTES)
   if (bytes instanceof FileUnreadable) return undefined
@@ -156,58 +171,90 @@ interface Frame {
   /** The directory's real path (differs from onDisk below a followed symlink). */
   readonly real: string
   readonly relative: string
-  /** Real paths of this directory and its ancestors, to detect symlink loops. */
-  readonly chain: ReadonlySet<string>
+  /** Directories between the root (0) and this one. */
+  readonly depth: number
+  /** Real paths of this directory and its ancestors, to detect symlink loops; shared with the parent (nothing copied per level). */
+  readonly chain: Chain
+  /** The .gitignore files of the ancestors; the directory's own is added when it is listed. */
   readonly matchers: ReadonlyArray<Matcher>
 }
 
-const walkTree = (root: string, options: WalkOptions): WalkResult => {
+/** Whether `real` is the real path of `frame` or one of its ancestors: a symlink there would loop. */
+interface Chain {
+  readonly real: string
+  readonly up: Chain | undefined
+}
+
+const onChain = (chain: Chain | undefined, real: string): boolean => {
+  for (let c = chain; c !== undefined; c = c.up) if (c.real === real) return true
+  return false
+}
+
+/**
+ * A child path by concatenation: no normalising pass over a long parent path
+ * (path.join is linear in it), and V8 keeps the result as a rope until used.
+ */
+const child = (dir: string, name: string) => (dir.endsWith(path.sep) ? `${dir}${name}` : `${dir}${path.sep}${name}`)
+
+/** How deep a walk goes unless `index.maxDepth` says otherwise (spec 03 §1.1). */
+export const DEFAULT_MAX_DEPTH = 64
+
+/**
+ * Linear in the number of directories and entries: nothing is recomputed per
+ * ancestor (a deep tree used to take cubic time in .gitignore lookups and
+ * loop detection).
+ */
+const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkResult => {
   const realRoot = fs.realpathSync(root)
   if (!fs.statSync(realRoot).isDirectory()) throw new Error(`${root} is not a directory`)
   const files = new Map<string, FileMeta>()
-  const rawNames = new Map<string, string>()
   const diagnostics: Array<Diagnostic> = []
   const warn = (code: string, relative: string, message: string, severity: Diagnostic["severity"] = "warning") =>
     diagnostics.push({ code, severity, path: relative, message })
-  const rootMatcher = readGitignore(realRoot, realRoot, "")
-  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", chain: new Set([realRoot]), matchers: rootMatcher === undefined ? [] : [rootMatcher] }]
+  const stack: Array<Frame> = [{ onDisk: realRoot, real: realRoot, relative: "", depth: 0, chain: { real: realRoot, up: undefined }, matchers: [] }]
   let truncated = false
 
   while (stack.length > 0 && !truncated) {
-    const frame = stack.pop()!
-    let names: Array<string>
+    const listed = stack.pop()!
+    let entries: Array<fs.Dirent>
     try {
-      names = fs.readdirSync(frame.onDisk)
+      entries = fs.readdirSync(listed.onDisk, { withFileTypes: true })
     } catch (error) {
-      warn("unreadable-directory", frame.relative === "" ? "." : frame.relative, `cannot read directory: ${errorCode(error) ?? String(error)}`)
+      warn("unreadable-directory", listed.relative === "" ? "." : listed.relative, `cannot read directory: ${errorCode(error) ?? String(error)}`)
       continue
     }
-    names.sort()
+    const own = entries.some((entry) => entry.name === ".gitignore") ? readGitignore(realRoot, listed.onDisk, listed.relative) : undefined
+    const frame = own === undefined ? listed : { ...listed, matchers: [...listed.matchers, own] }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     const subdirs: Array<Frame> = []
-    for (const name of names) {
+    const rawNames = new Map<string, string>()
+    for (const entry of entries) {
+      const name = entry.name
       if (ALWAYS_SKIPPED.has(name)) continue
       if (!options.includeHidden && name.startsWith(".")) continue
       const normalized = name.normalize("NFC")
       const relative = frame.relative === "" ? normalized : `${frame.relative}/${normalized}`
-      const onDisk = path.join(frame.onDisk, name)
-      let stat: fs.Stats
-      let isLink = false
-      try {
-        const lstat = fs.lstatSync(onDisk)
-        isLink = lstat.isSymbolicLink()
-        stat = isLink ? fs.statSync(onDisk) : lstat
-      } catch (error) {
-        const code = errorCode(error)
-        if (code === "ELOOP") warn("symlink-loop", relative, "symbolic link loop; skipped")
-        else if (isLink) warn("broken-symlink", relative, "symbolic link to a missing target; skipped", "info")
-        else warn("unreadable-file", relative, `cannot read: ${code ?? String(error)}`)
-        continue
+      const onDisk = child(frame.onDisk, name)
+      // A plain directory needs no stat (the directory entry says what it is): one system call fewer per directory.
+      let stat: fs.Stats | undefined
+      const isLink = entry.isSymbolicLink()
+      if (isLink || !entry.isDirectory()) {
+        try {
+          stat = isLink ? fs.statSync(onDisk) : fs.lstatSync(onDisk)
+        } catch (error) {
+          const code = errorCode(error)
+          if (code === "ELOOP") warn("symlink-loop", relative, "symbolic link loop; skipped")
+          else if (isLink) warn("broken-symlink", relative, "symbolic link to a missing target; skipped", "info")
+          else warn("unreadable-file", relative, `cannot read: ${code ?? String(error)}`)
+          continue
+        }
       }
-      if (isIgnored(frame.matchers, relative, stat.isDirectory())) continue
-      let real = path.join(frame.real, name)
+      const isDirectory = stat === undefined || stat.isDirectory()
+      if (isIgnored(frame.matchers, relative, isDirectory)) continue
+      let real = child(frame.real, name)
       if (isLink) {
         try {
-          real = fs.realpathSync(onDisk)
+          real = fs.realpathSync.native(onDisk)
         } catch (error) {
           warn(errorCode(error) === "ELOOP" ? "symlink-loop" : "broken-symlink", relative, "symbolic link cannot be resolved; skipped")
           continue
@@ -217,21 +264,26 @@ const walkTree = (root: string, options: WalkOptions): WalkResult => {
           continue
         }
       }
-      const twin = rawNames.get(relative)
+      // Twins under normalisation are siblings: the raw names of this one directory suffice.
+      const twin = rawNames.get(normalized)
       if (twin !== undefined) {
         warn("case-collision", relative, `'${JSON.stringify(name).slice(1, -1)}' and '${JSON.stringify(twin).slice(1, -1)}' are the same name under Unicode normalisation (NFC/NFD); only the first is read`)
         continue
       }
-      if (stat.isDirectory()) {
-        if (frame.chain.has(real)) {
+      if (isDirectory) {
+        // Only a followed symlink can lead back up the tree.
+        if (isLink && onChain(frame.chain, real)) {
           warn("symlink-loop", relative, "symbolic link points back to one of its own parent directories; not followed")
           continue
         }
-        rawNames.set(relative, name)
-        const nested = readGitignore(realRoot, onDisk, relative)
-        subdirs.push({ onDisk, real, relative, chain: new Set([...frame.chain, real]), matchers: nested === undefined ? frame.matchers : [...frame.matchers, nested] })
-      } else if (stat.isFile()) {
-        rawNames.set(relative, name)
+        rawNames.set(normalized, name)
+        if (frame.depth + 1 > maxDepth) {
+          warn("too-deep", relative, `directory nesting deeper than index.maxDepth (${maxDepth}); not entered`)
+          continue
+        }
+        subdirs.push({ onDisk, real, relative, depth: frame.depth + 1, chain: { real, up: frame.chain }, matchers: frame.matchers })
+      } else if (stat?.isFile() === true) {
+        rawNames.set(normalized, name)
         if (stat.size > MAX_FILE_BYTES) {
           warn("file-too-large", relative, `${stat.size} bytes is over the ${MAX_FILE_BYTES}-byte limit; not indexed`)
           continue
@@ -375,7 +427,7 @@ const makeProbeContext = (root: string): ProbeContext => {
       Effect.sync(() => {
         const found: Array<string> = []
         if (realRoot === undefined) return found
-        const queue: Array<{ onDisk: string; relative: string }> = [{ onDisk: realRoot, relative: "" }]
+        const queue: Array<{ onDisk: string; relative: string; depth: number }> = [{ onDisk: realRoot, relative: "", depth: 0 }]
         let visited = 0
         while (queue.length > 0 && visited < PROBE_MAX_ENTRIES && found.length < limit) {
           const dir = queue.shift()!
@@ -391,7 +443,9 @@ const makeProbeContext = (root: string): ProbeContext => {
             if (ALWAYS_SKIPPED.has(entry.name)) continue
             const relative = dir.relative === "" ? entry.name.normalize("NFC") : `${dir.relative}/${entry.name.normalize("NFC")}`
             // Symbolic links are not followed by a probe: real files and directories only.
-            if (entry.isDirectory()) queue.push({ onDisk: path.join(dir.onDisk, entry.name), relative })
+            if (entry.isDirectory()) {
+              if (dir.depth < PROBE_MAX_DEPTH) queue.push({ onDisk: path.join(dir.onDisk, entry.name), relative, depth: dir.depth + 1 })
+            }
             else if (entry.isFile() && predicate(relative)) found.push(relative)
           }
         }
@@ -454,9 +508,11 @@ const readContained = (root: string, requested: string): string | FileUnreadable
   return bytes instanceof FileUnreadable ? bytes : decodeText(relative, bytes)
 }
 
-export const makeBundleFiles = (): BundleFiles["Type"] =>
+/** `maxDepth`: how deep a walk descends (config.yaml's `index.maxDepth`, read at each walk); default 64. */
+export const makeBundleFiles = (maxDepth: Effect.Effect<number> = Effect.succeed(DEFAULT_MAX_DEPTH)): BundleFiles["Type"] =>
   BundleFiles.of({
-    walk: (root, options) => Effect.try({ try: () => walkTree(root, options), catch: (cause) => unavailable(root, cause) }),
+    walk: (root, options) =>
+      Effect.flatMap(maxDepth, (depth) => Effect.try({ try: () => walkTree(root, options, depth), catch: (cause) => unavailable(root, cause) })),
     context: makeContext,
     probeContext: makeProbeContext,
     readText: (root, requested) =>
@@ -472,4 +528,14 @@ export const makeBundleFiles = (): BundleFiles["Type"] =>
  * The core walk on Node's file system (spec 03 §1.1): read-only, gitignore-aware,
  * realpath containment (R-AD-4), size and encoding guards; never writes (R-AD-7).
  */
-export const BundleFilesNode = Layer.succeed(BundleFiles, makeBundleFiles())
+export const BundleFilesNode = Layer.effect(
+  BundleFiles,
+  Effect.map(Effect.serviceOption(WorkspaceConfig), (workspace) =>
+    makeBundleFiles(
+      Option.match(workspace, {
+        onNone: () => Effect.succeed(DEFAULT_MAX_DEPTH),
+        // An invalid config has failed the command before any walk; the default keeps the walk total.
+        onSome: (w) => w.read.pipe(Effect.map((config) => config.index?.maxDepth ?? DEFAULT_MAX_DEPTH), Effect.orElseSucceed(() => DEFAULT_MAX_DEPTH))
+      })
+    ))
+)

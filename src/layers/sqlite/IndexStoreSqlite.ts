@@ -6,7 +6,7 @@ import { clientDriver } from "./clientDriver.js"
 import { sqlFailure } from "./driver.js"
 import { searchReader } from "./index/reader.js"
 import { indexStoreOn } from "./index/store.js"
-import { lazyDatabase } from "./LazyDatabase.js"
+import { lazyDisposableDatabase } from "./LazyDatabase.js"
 import { indexWriteLease } from "./indexLease.js"
 import { indexMigrations } from "./migrations.js"
 
@@ -23,7 +23,7 @@ export interface IndexStoreOptions {
  */
 export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}) =>
   Effect.gen(function* () {
-    const db = yield* lazyDatabase({ filename, migrations: indexMigrations })
+    const db = yield* lazyDisposableDatabase({ filename, migrations: indexMigrations })
     const reader = yield* searchReader(filename, db, sqlFailure(filename))
     const lease = yield* Effect.makeSemaphore(1)
     const withWriteLease = indexWriteLease(lease, options.leaseFile)

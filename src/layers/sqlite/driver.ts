@@ -2,6 +2,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import type Database from "better-sqlite3"
 import { Effect, Exit } from "effect"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
+import { damagedDatabase, healAfterFailure, isDamage } from "./Heal.js"
 import type { SqlText } from "./index/sqlText.js"
 
 /**
@@ -34,13 +35,23 @@ export interface SqlDriver extends SqlReader {
 /** The message @effect/sql gives a failed statement, so errors read the same through either driver. */
 export const statementFailed = (cause: unknown): SqlError => new SqlError({ cause, message: "Failed to execute statement" })
 
-/** Maps a failed statement to the workspace error a user sees (with the db's path). */
-export const sqlFailure = (filename: string) => (error: SqlError): WorkspaceUnavailable =>
-  new WorkspaceUnavailable({
+/**
+ * Maps a failed statement to the workspace error a user sees (with the db's
+ * path): a damaged index.db the layer registered as disposable is moved aside
+ * for the next command to rebuild, a damaged state.db or logs.db is named with
+ * what it holds and how to restore it (Heal.ts).
+ */
+export const sqlFailure = (filename: string) => (error: SqlError): WorkspaceUnavailable => {
+  const healed = healAfterFailure(filename, error)
+  if (healed !== undefined) return healed
+  const index = filename.endsWith("index.db")
+  if (!index && isDamage(error)) return damagedDatabase(filename, error.cause ?? error)
+  return new WorkspaceUnavailable({
     path: filename,
     reason: `${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`,
-    hint: filename.endsWith("index.db") ? "index.db is disposable: delete it and run `akm index`" : "run `akm health`; if the problem stays, restore this file from a backup"
+    hint: index ? "index.db is disposable: delete it and run `akm index`" : "run `akm health`; if the problem stays, restore this file from a backup"
   })
+}
 
 /** SqlError to the store's error, anything else (a producer's own failure) kept. */
 export const mapSqlError = <E, F>(fail: (error: SqlError) => F) => (error: E): Exclude<E, SqlError> | F =>

@@ -11,6 +11,14 @@ import { sha256Hex } from "../../../domain/Digest.js"
 
 const PAGE_EXTENSIONS = /\.(html?|xhtml|md|markdown|txt|php|aspx?|jsp)$/i
 const MAX_SEGMENT = 80
+/**
+ * A hostile site must not make the snapshot a pathologically deep or long
+ * tree (10-quality-bars §3): at most this many directories above a page, and
+ * this many UTF-8 bytes in its whole path. A page past either keeps its first
+ * directories and gets a hashed name (well under the walk's index.maxDepth).
+ */
+export const MAX_PAGE_DIRS = 16
+export const MAX_PAGE_PATH_BYTES = 512
 
 const shortHash = (text: string, length = 8): string => sha256Hex(text).slice(0, length)
 
@@ -43,7 +51,13 @@ export const pagePath = (pageUrl: string): string => {
   // A directory segment named like a page file would clash with that file.
   const dirs = segments.map((s) => (s.toLowerCase().endsWith(".md") ? `${s}_` : s))
   if (url.search !== "") name = `${name}-q${shortHash(url.search)}`
-  return [...dirs, `${name}.md`].join("/")
+  const full = [...dirs, `${name}.md`].join("/")
+  if (dirs.length <= MAX_PAGE_DIRS && Buffer.byteLength(full) <= MAX_PAGE_PATH_BYTES) return full
+  // Too deep or too long: the first directories that fit, and a name that stays unique by the full path's hash.
+  const capped = `${name}-${shortHash(full)}.md`
+  const kept = dirs.slice(0, MAX_PAGE_DIRS)
+  while (kept.length > 0 && Buffer.byteLength([...kept, capped].join("/")) > MAX_PAGE_PATH_BYTES) kept.pop()
+  return [...kept, capped].join("/")
 }
 
 /**
