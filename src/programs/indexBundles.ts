@@ -7,9 +7,11 @@ import type { ItemInputs } from "../domain/ItemProjection.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
+import { Redactor } from "../services/Redactor.js"
 import { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
+import { collectSecretValues } from "./redactorValues.js"
 import { resolveBundle, SCAN_BATCH, scanStreamed, type ScanSummary } from "./scan.js"
 
 export interface IndexInput {
@@ -305,6 +307,9 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
       const usage = yield* Effect.serviceOption(UsageLog)
       if (Option.isSome(usage)) yield* store.replaceUtilities(yield* usage.value.utilities)
       if (input.bundle === undefined) yield* store.recordIndexRun(now)
+      // The redactor's known values: digests of every .env*, env and secret value, so later writes never read a bundle (spec 08 §2.1).
+      const redactor = yield* Effect.serviceOption(Redactor)
+      if (Option.isSome(redactor)) yield* Effect.provideService(collectSecretValues(names, configured), Redactor, redactor.value)
     }
     return { reports, orphans }
   })
