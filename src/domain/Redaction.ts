@@ -70,11 +70,9 @@ export const valueKey = (key: Uint8Array): ValueKey => {
 
 /** The keyed prefilter tag of the 4 UTF-16 units at `start` (the caller guarantees 4 are there). */
 const prefixTag = (k0: number, k1: number, text: string, start: number): number => {
-  let h = Math.imul(k0 ^ text.charCodeAt(start), 0x9e3779b1)
-  h = Math.imul(h ^ (h >>> 15) ^ text.charCodeAt(start + 1), 0x85ebca77)
-  h = Math.imul(h ^ (h >>> 13) ^ text.charCodeAt(start + 2), 0xc2b2ae3d)
-  h = Math.imul(h ^ (h >>> 16) ^ text.charCodeAt(start + 3), 0x27d4eb2f)
-  h = Math.imul(h ^ (h >>> 15) ^ k1, 0x165667b1)
+  let h = Math.imul(k0 ^ (text.charCodeAt(start) | (text.charCodeAt(start + 1) << 16)), 0x9e3779b1)
+  h = Math.imul(h ^ (h >>> 15) ^ (text.charCodeAt(start + 2) | (text.charCodeAt(start + 3) << 16)), 0x85ebca77)
+  h = Math.imul(h ^ (h >>> 13) ^ k1, 0xc2b2ae3d)
   return (h ^ (h >>> 16)) & 0xffff
 }
 
@@ -200,13 +198,17 @@ const PATTERNS: ReadonlyArray<Pattern> = [
   { kind: "openai-key", rank: 80, group: 0, regex: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g },
   { kind: "google-api-key", rank: 80, group: 0, regex: /\bAIza[0-9A-Za-z_-]{30,}/g },
   { kind: "stripe-key", rank: 80, group: 0, regex: /\b(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}/g },
-  { kind: "connection-string", rank: 70, group: 1, regex: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@'"`]+:([^\s@/'"`]+)@/g, accept: (value) => !value.startsWith("[redacted:") },
   { kind: "bearer", rank: 60, group: 1, regex: /\bBearer\s+([A-Za-z0-9._~+/-]{8,}=*)/gi, accept: tokenLike },
   { kind: "basic-auth", rank: 60, group: 1, regex: /\bBasic\s+([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/g, accept: tokenLike }
 ]
 
 const KEY_WORD = /secret|token|passw(?:or)?d|api_?key/gi
-const KEY_CHAR = /[A-Za-z0-9_.-]/
+const KEY_CHAR = new Uint8Array(128)
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") KEY_CHAR[c.charCodeAt(0)] = 1
+const isKeyChar = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i)
+  return c < 128 && KEY_CHAR[c] === 1
+}
 const AFTER_KEY = /["']?[ \t]*(?::=|=>|[=:])[ \t]*/y
 const CODE_WORDS = new Set(["undefined", "null", "true", "false", "string", "number", "boolean", "required", "optional", "redacted"])
 
@@ -235,14 +237,14 @@ const assignedSecrets = (text: string, hits: Array<Hit>): void => {
     let start = m.index
     let end = m.index + m[0].length
     if (end <= lastKeyEnd) continue
-    while (start > 0 && KEY_CHAR.test(text[start - 1]!)) start--
-    while (end < text.length && KEY_CHAR.test(text[end]!)) end++
+    while (start > 0 && isKeyChar(text, start - 1)) start--
+    while (end < text.length && isKeyChar(text, end)) end++
     lastKeyEnd = end
     KEY_WORD.lastIndex = end
-    if (!secretKeyName(text.slice(start, end))) continue
+    // The cheap test first: prose says "token" far more often than it assigns one.
     AFTER_KEY.lastIndex = end
     const sep = AFTER_KEY.exec(text)
-    if (sep === null) continue
+    if (sep === null || !secretKeyName(text.slice(start, end))) continue
     let from = end + sep[0].length
     const quote = text[from]
     let to: number
@@ -265,7 +267,27 @@ const assignedSecrets = (text: string, hits: Array<Hit>): void => {
   }
 }
 
-const ENTROPY_TOKEN = /[A-Za-z0-9+/_-]{20,}={0,2}/g
+/** `scheme://user:password@`: the password goes, scheme and user stay. Found from the literal `://` (a regex led by the scheme is slow on prose). */
+const USER_PASSWORD = /[^\s:/@'"`]+:([^\s@/'"`]+)@/y
+const connectionStrings = (text: string, hits: Array<Hit>): void => {
+  for (let i = text.indexOf("://"); i >= 0; i = text.indexOf("://", i + 3)) {
+    if (i === 0 || !/[A-Za-z0-9+.-]/.test(text[i - 1]!)) continue
+    USER_PASSWORD.lastIndex = i + 3
+    const m = USER_PASSWORD.exec(text)
+    if (m === null || m[1]!.startsWith("[redacted:")) continue
+    const start = i + 3 + m[0].length - 1 - m[1]!.length
+    hits.push({ start, end: start + m[1]!.length, kind: "connection-string", rank: 70, declared: false })
+  }
+}
+
+/** Characters of a high-entropy token: base64/base64url alphabet without the padding. */
+const TOKEN_CHAR = new Uint8Array(128)
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-") TOKEN_CHAR[c.charCodeAt(0)] = 1
+const isTokenChar = (text: string, i: number): boolean => {
+  const c = text.charCodeAt(i)
+  return c < 128 && TOKEN_CHAR[c] === 1
+}
+const MIN_TOKEN = 20
 
 /** Shannon entropy (bits per character) of a string. */
 const entropy = (value: string): number => {
@@ -310,10 +332,31 @@ export const looksRandom = (token: string): boolean => {
   return entropy(body) >= 3.5
 }
 
+/**
+ * Runs of 20+ token characters, found by probing 20 characters ahead (most
+ * prose is rejected one probe per word), each judged by `looksRandom`.
+ * Invariant: `j` starts a run (it is 0 or follows a non-token character).
+ */
 const highEntropy = (text: string, hits: Array<Hit>): void => {
-  ENTROPY_TOKEN.lastIndex = 0
-  for (let m = ENTROPY_TOKEN.exec(text); m !== null; m = ENTROPY_TOKEN.exec(text)) {
-    if (looksRandom(m[0])) hits.push({ start: m.index, end: m.index + m[0].length, kind: "high-entropy", rank: 10, declared: false })
+  const n = text.length
+  let j = 0
+  while (j + MIN_TOKEN <= n) {
+    if (!isTokenChar(text, j + MIN_TOKEN - 1)) {
+      j += MIN_TOKEN
+      continue
+    }
+    let k = j + MIN_TOKEN - 2
+    while (k >= j && isTokenChar(text, k)) k--
+    if (k >= j) {
+      j = k + 1
+      continue
+    }
+    let end = j + MIN_TOKEN
+    while (end < n && isTokenChar(text, end)) end++
+    let padded = end
+    while (padded < n && padded - end < 2 && text[padded] === "=") padded++
+    if (looksRandom(text.slice(j, padded))) hits.push({ start: j, end: padded, kind: "high-entropy", rank: 10, declared: false })
+    j = end + 1
   }
 }
 
@@ -324,6 +367,9 @@ const knownValues = (text: string, values: ValueSet, hits: Array<Hit>): void => 
   const { k0, k1 } = key
   const last = text.length - MIN_VALUE_LENGTH
   for (let s = 0; s <= last; s++) {
+    // Stored values are trimmed, so none starts with a space or a line break.
+    const c = text.charCodeAt(s)
+    if (c === 32 || c === 10) continue
     const tag = prefixTag(k0, k1, text, s)
     if ((bitmap[tag >>> 5]! & (1 << (tag & 31))) === 0) continue
     for (const { length, hmacs } of byTag.get(tag) ?? []) {
@@ -363,9 +409,23 @@ export interface RedactOptions {
  * Redacts text: known values → `[redacted:env]`, patterns →
  * `[redacted:<kind>]` (assignments, bearer headers and connection strings keep
  * their key, scheme and user). Overlapping hits merge into one placeholder so
- * no fragment of a secret survives. Idempotent.
+ * no fragment of a secret survives. Idempotent: a pass that changed the text
+ * runs again, since what is left beside a placeholder is judged on its own
+ * (the tail of a key glued to a token can look random once the key is gone).
  */
 export const redact = (text: string, options: RedactOptions = {}): Redacted => {
+  let current = text
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const next = redactOnce(current, options)
+    if (next === current) break
+    current = next
+  }
+  return current as Redacted
+}
+
+const MAX_PASSES = 8
+
+const redactOnce = (text: string, options: RedactOptions): string => {
   const hits: Array<Hit> = []
   for (const pattern of PATTERNS) {
     const regex = pattern.regex
@@ -381,10 +441,11 @@ export const redact = (text: string, options: RedactOptions = {}): Redacted => {
       hits.push({ start, end: start + value.length, kind: pattern.kind, rank: pattern.rank, declared: false })
     }
   }
+  connectionStrings(text, hits)
   assignedSecrets(text, hits)
   highEntropy(text, hits)
   if (options.values !== undefined) knownValues(text, options.values, hits)
-  if (hits.length === 0) return text as Redacted
+  if (hits.length === 0) return text
 
   const shapes: Array<readonly [number, number]> = []
   ranges(ALLOW, text, shapes)
@@ -394,7 +455,7 @@ export const redact = (text: string, options: RedactOptions = {}): Redacted => {
     for (let i = text.indexOf(s); i >= 0; i = text.indexOf(s, i + 1)) allowed.push([i, i + s.length])
   }
   const kept = hits.filter((hit) => !inside(hit, allowed) && (hit.declared || !inside(hit, shapes)))
-  if (kept.length === 0) return text as Redacted
+  if (kept.length === 0) return text
 
   kept.sort((a, b) => a.start - b.start || b.end - a.end)
   let out = ""
@@ -414,7 +475,7 @@ export const redact = (text: string, options: RedactOptions = {}): Redacted => {
     current = hit
   }
   flush()
-  return (out + text.slice(at)) as Redacted
+  return out + text.slice(at)
 }
 
 /** Redacts then caps at `max` characters (stored queries keep at most 1 KiB). A cut never splits a placeholder. */
