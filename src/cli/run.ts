@@ -9,6 +9,7 @@ import type { LogStore } from "../services/LogStore.js"
 import type { Materializer } from "../services/Materializer.js"
 import type { Progress } from "../services/Progress.js"
 import type { ProposalStore } from "../services/ProposalStore.js"
+import type { Redactor } from "../services/Redactor.js"
 import type { StateStore } from "../services/StateStore.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { Transaction } from "../services/Transaction.js"
@@ -20,7 +21,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | FileSystem
 
 /** The command already printed its error; main only sets the exit code. */
 export class Reported {

@@ -490,3 +490,19 @@ export const redactCapped = (text: string, max: number, options: RedactOptions =
 
 /** Text already known to be safe (literals, ids akm made itself). Use sparingly: it skips the redactor. */
 export const trustedText = (text: string): Redacted => text as Redacted
+
+/** Frontmatter-style fields whose every string (keys kept) has passed the redactor. */
+export type RedactedFields = Readonly<Record<string, unknown>> & Brand.Brand<"akm/RedactedFields">
+
+/** Redacts every string value in `fields`, at any depth; keys, numbers and booleans are kept. */
+export const redactFields = (fields: Readonly<Record<string, unknown>>, redactText: (text: string) => Redacted): RedactedFields => {
+  const walk = (value: unknown): unknown =>
+    typeof value === "string"
+      ? redactText(value)
+      : Array.isArray(value)
+      ? value.map(walk)
+      : value !== null && typeof value === "object" && !(value instanceof Date)
+      ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)]))
+      : value
+  return walk(fields) as RedactedFields
+}
