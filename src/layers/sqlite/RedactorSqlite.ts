@@ -45,6 +45,22 @@ const readKey = (file: string, create: boolean): Uint8Array | undefined => {
   return key
 }
 
+/** The key file of a data dir. */
+export const redactorKeyFile = (dataDir: string): string => path.join(dataDir, "redactor.key")
+
+/**
+ * The stored key of a data dir, or undefined when none was made yet (nothing
+ * stored, nothing to match): for a path that runs without this layer, such
+ * as the search fast path, together with REDACTOR_DIGESTS over its own connection.
+ */
+export const readRedactorKey = (dataDir: string): ValueKey | undefined => {
+  const bytes = readKey(redactorKeyFile(dataDir), false)
+  return bytes === undefined ? undefined : valueKey(bytes)
+}
+
+/** Every stored digest, as `valueSet` takes them. */
+export const REDACTOR_DIGESTS = "SELECT DISTINCT hmac, length, tag FROM redactor_values"
+
 interface Loaded {
   readonly options: RedactOptions
 }
@@ -52,7 +68,7 @@ interface Loaded {
 /** Redactor over state.db (migration 0004_redactor_values) and `$AKM_DATA_DIR/redactor.key`. */
 export const redactorFrom = (stateDb: StateDb["Type"], workspace: WorkspaceConfig["Type"]) =>
   Effect.sync(() => {
-    const keyFile = path.join(workspace.paths.dataDir, "redactor.key")
+    const keyFile = redactorKeyFile(workspace.paths.dataDir)
     const fail = sqlFailure(stateDb.filename)
     const unavailable = (reason: unknown) =>
       new WorkspaceUnavailable({ path: keyFile, reason: `cannot read or create the redactor key: ${String(reason)}`, hint: `check the permissions of ${workspace.paths.dataDir}` })
@@ -74,7 +90,7 @@ export const redactorFrom = (stateDb: StateDb["Type"], workspace: WorkspaceConfi
     const values: Effect.Effect<ValueSet | undefined> = Effect.gen(function* () {
       const k = yield* keyFor(false)
       if (k === undefined) return undefined
-      const rows = yield* read((sql) => sql<ValueDigest>`SELECT DISTINCT hmac, length, tag FROM redactor_values`)
+      const rows = yield* read((sql) => sql.unsafe<ValueDigest>(REDACTOR_DIGESTS))
       return valueSet(k, rows)
     }).pipe(Effect.orElseSucceed(() => undefined))
     const allow: Effect.Effect<ReadonlyArray<string>> = workspace.read.pipe(
