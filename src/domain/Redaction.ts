@@ -151,8 +151,9 @@ const ALLOW = new RegExp([
   String.raw`\b(?:[0-9a-f]{64}|[0-9a-f]{40}|[0-9A-F]{64}|[0-9A-F]{40})\b`,
   String.raw`\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?`,
   String.raw`\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?`,
-  String.raw`\b[a-z0-9]+(?:-[a-z0-9]+)*-[0-9a-f]{12}\b`,
-  String.raw`\b[a-z0-9][a-z0-9._-]*//[A-Za-z0-9._~/-]+`
+  // Bounded repeats: a long kebab-case or dotted run must not make these quadratic.
+  String.raw`\b[a-z0-9][a-z0-9-]{0,63}-[0-9a-f]{12}\b`,
+  String.raw`\b[a-z0-9][a-z0-9._-]{0,63}//[A-Za-z0-9._~/-]+`
 ].join("|"), "g")
 
 const ALLOW_WHOLE = new RegExp(`^(?:${ALLOW.source})$`)
@@ -251,11 +252,14 @@ const assignedSecrets = (text: string, hits: Array<Hit>): void => {
     if (quote === "\"" || quote === "'" || quote === "`") {
       from++
       to = text.indexOf(quote, from)
-      const newline = text.indexOf("\n", from)
-      if (to < 0 || (newline >= 0 && newline < to)) continue
+      // An unclosed quote on this line is no value; the next line may hold a key of its own.
+      if (to < 0 || text.slice(from, to).includes("\n")) continue
+      // The value is consumed: a keyword inside it is not another key (keeps the scan linear).
+      KEY_WORD.lastIndex = lastKeyEnd = Math.max(end, to)
     } else {
       to = from
       while (to < text.length && !/[\s"'`,;(){}<>[\]]/.test(text[to]!)) to++
+      KEY_WORD.lastIndex = lastKeyEnd = Math.max(end, to)
       if (text[to] === "(") continue
       if (notALiteral(text.slice(from, to), sep[0])) continue
     }

@@ -80,6 +80,11 @@ describe("R-RED-1 redaction fixtures", () => {
     expect(redact("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANfakeFAKE\ncut off here")).toBe("[redacted:private-key]")
   })
 
+  it("an unclosed quote does not hide the key on the next line; a keyword inside a value is not another key", () => {
+    expect(redact("a_token=\"unterminated\nPASSWORD=\"real-secret-123\"")).toBe("a_token=\"unterminated\nPASSWORD=\"[redacted:secret]\"")
+    expect(redact("TOKEN=token=abcdefgh12")).toBe("TOKEN=[redacted:secret]")
+  })
+
   it("key names, schemes, users and header names are kept", () => {
     expect(redact("GITHUB_TOKEN=faketoken0123456789")).toBe("GITHUB_TOKEN=[redacted:secret]")
     expect(redact("export DB_PASSWORD=\"correct horse fake staple 42\"")).toBe("export DB_PASSWORD=\"[redacted:secret]\"")
@@ -142,6 +147,23 @@ describe("caps and helpers", () => {
     for (const word of ["createIndexStoreFromConfigurationOptions", "withWriteLeaseAndRetry", "d41d8cd98f00b204e9800998ecf8427e", "SELECT_WINDOW_MS_LONG_NAME", "src/layers/sqlite/UsageLogSqlite"]) {
       expect(looksRandom(word), word).toBe(false)
     }
+  })
+})
+
+describe("adversarial input", () => {
+  // A quadratic scan takes minutes on these and hits the test timeout; a linear one takes milliseconds.
+  it.each([
+    ["kebab run", "a-".repeat(100_000)],
+    ["dotted run", "a.".repeat(100_000)],
+    ["digit run", "1".repeat(200_000)],
+    ["many schemes", "a://".repeat(50_000)],
+    ["many assignments", "token=".repeat(40_000)],
+    ["many quoted assignments", "token=\"".repeat(40_000)],
+    ["unclosed private keys", "-----BEGIN RSA PRIVATE KEY-----\n".repeat(5_000)],
+    ["many bearers", "Bearer ".repeat(30_000)]
+  ])("%s: redacted in one scan", (_, text) => {
+    const out = redact(`GITHUB_TOKEN=faketoken0123456789 ${text}`)
+    expect(out).not.toContain("faketoken0123456789")
   })
 })
 
