@@ -68,7 +68,7 @@ export const importFile = Effect.fn("import")(function* (input: ImportInput) {
   const redact = yield* (yield* Redactor).snapshot
   const changes = yield* authorRedacted(adapter.create, {
     type: input.type ?? text(fields["type"]) ?? "knowledge",
-    conceptId: headingSlug(stem) || headingSlug(redact(title)) || "imported",
+    conceptId: headingSlug(redact(stem)) || headingSlug(redact(title)) || "imported",
     title: redact(title),
     ...(description === undefined ? {} : { description: redact(description) }),
     body: redact(body),
@@ -79,7 +79,7 @@ export const importFile = Effect.fn("import")(function* (input: ImportInput) {
     recipe: "import",
     changeClass: "mechanical",
     changes,
-    evidence: [{ kind: "user", id: file, hash: sha256Hex(bytes) }],
+    evidence: [{ kind: "user", id: redact(file), hash: sha256Hex(bytes) }],
     bundle,
     root: info.root
   })
