@@ -3,11 +3,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { RedactorSqlite } from "../../src/layers/sqlite/RedactorSqlite.js"
-import { StateDbLive } from "../../src/layers/sqlite/StateDb.js"
+import { StateDbLive, StateDbMemory } from "../../src/layers/sqlite/StateDb.js"
 import { WorkspaceConfigTemp } from "../../src/layers/test/AkmTest.js"
 import { Redactor } from "../../src/services/Redactor.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 import { readRows } from "../support/readDatabase.js"
+import { redactorContract } from "../services/Redactor.contract.js"
 
 /** A Redactor over a real state.db file and key file in a temp workspace; `fresh` builds a second one over the same files (another process). */
 const workspaceLayer = Layer.provideMerge(StateDbLive, WorkspaceConfigTemp)
@@ -19,6 +20,9 @@ const fresh = <A, E>(body: Effect.Effect<A, E, Redactor>) =>
     body.pipe(Effect.provide(RedactorSqlite.pipe(Layer.provide(StateDbLive), Layer.provide(Layer.succeed(WorkspaceConfig, workspace))))))
 
 const CANARY = "canary-Value-7f3e-PLANTED"
+
+redactorContract("state.db file", Layer.provideMerge(RedactorSqlite, workspaceLayer))
+redactorContract("state.db :memory:", RedactorSqlite.pipe(Layer.provide(StateDbMemory), Layer.provide(WorkspaceConfigTemp)))
 
 describe("RedactorSqlite", () => {
   it.effect("stored values are redacted as [redacted:env]; state.db holds only digests; the key file is 0600 and made on first store", () =>
