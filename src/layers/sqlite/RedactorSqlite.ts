@@ -18,31 +18,34 @@ const KEY_BYTES = 32
 
 /**
  * The redactor key: 32 bytes from the OS random source (never the Clock, so
- * TestClock runs get real keys), created 0600 with O_EXCL so two processes
- * racing to create it end up sharing the first one's.
+ * TestClock runs get real keys). Created whole or not at all: written 0600 to
+ * a temp file, then hard-linked into place, which fails when another process
+ * got there first — then its key is used, so both store matching digests.
  */
 const readKey = (file: string, create: boolean): Uint8Array | undefined => {
   try {
     const bytes = fs.readFileSync(file)
     if (bytes.length === KEY_BYTES) return bytes
+    if (!create) return undefined
+    // A damaged key is replaced: digests made with it can no longer be matched anyway.
+    fs.rmSync(file, { force: true })
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error
     if (!create) return undefined
   }
-  if (!create) return undefined
   fs.mkdirSync(path.dirname(file), { recursive: true })
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
   const key = randomBytes(KEY_BYTES)
+  fs.writeFileSync(temp, key, { mode: 0o600, flag: "wx" })
   try {
-    fs.writeFileSync(file, key, { mode: 0o600, flag: "wx" })
+    fs.linkSync(temp, file)
+    return key
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-    // A short or damaged key is replaced: digests made with it can no longer be matched anyway.
-    const existing = fs.readFileSync(file)
-    if (existing.length === KEY_BYTES) return existing
-    fs.writeFileSync(file, key, { mode: 0o600 })
+    return fs.readFileSync(file)
+  } finally {
+    fs.rmSync(temp, { force: true })
   }
-  fs.chmodSync(file, 0o600)
-  return key
 }
 
 /** The key file of a data dir. */
