@@ -11,6 +11,7 @@ import type { LogStore } from "../services/LogStore.js"
 import type { Materializer } from "../services/Materializer.js"
 import type { Progress } from "../services/Progress.js"
 import type { ProposalStore } from "../services/ProposalStore.js"
+import type { Redactor } from "../services/Redactor.js"
 import type { StateStore } from "../services/StateStore.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { Transaction } from "../services/Transaction.js"
@@ -22,7 +23,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Tokenizer | Progress | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | Transaction | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | FileSystem
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

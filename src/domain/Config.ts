@@ -73,7 +73,9 @@ export const AkmConfig = Schema.Struct({
   improve: Schema.optional(Section),
   policy: Schema.optional(Section),
   proposals: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) })),
-  logs: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) }))
+  logs: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) })),
+  /** Strings the redactor never touches even when they look like secrets (spec 08 §2.1): public ids, test fixtures. */
+  sensitive: Schema.optional(Schema.Struct({ allow: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1)))) }))
 })
 export type AkmConfig = typeof AkmConfig.Type
 

@@ -13,6 +13,7 @@ import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "./sqlite/ProposalStoreSqlite.js"
+import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
 import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
@@ -41,6 +42,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
   Layer.mergeAll(
     StateStoreSqlite,
     UsageLogSqlite,
+    RedactorSqlite,
     ProposalStoreSqlite,
     TokenizerGpt,
     LogStoreSqlite,

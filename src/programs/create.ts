@@ -2,6 +2,8 @@ import { Effect } from "effect"
 import { Conflict, UsageError } from "../domain/Errors.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { BundleFiles } from "../services/BundleFiles.js"
+import { Redactor } from "../services/Redactor.js"
+import { authorRedacted } from "./proposals/authorRedacted.js"
 import { authoringConflict, decodeText, localFile, proposeAndApply, writeTarget } from "./proposals/direct.js"
 import { refuseSecretSource } from "./proposals/secretGuard.js"
 import { resolveBundle } from "./scan.js"
@@ -42,14 +44,16 @@ export const createItem = Effect.fn("create")(function* (input: CreateInput) {
   if (adapter.create === undefined) return yield* new Conflict({ message: `the ${adapter.id} adapter of bundle '${bundle}' cannot author items`, hint: "create it in a writable akm or okf bundle with --bundle <name>" })
   const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
   const description = input.description?.trim()
-  const changes = yield* adapter.create({
+  // The item's text is written only redacted (spec 08 §2.1).
+  const redact = yield* (yield* Redactor).snapshot
+  const changes = yield* authorRedacted(adapter.create, {
     type: input.type,
-    title,
-    ...(description === undefined || description === "" ? {} : { description }),
-    body
+    title: redact(title),
+    ...(description === undefined || description === "" ? {} : { description: redact(description) }),
+    body: redact(body)
   }, files.context(info, walked.files)).pipe(Effect.mapError(authoringConflict))
   return yield* proposeAndApply({
-    title: `Create ${input.type}: ${title}`,
+    title: `Create ${input.type}: ${redact(title)}`,
     recipe: "create",
     changeClass: "mechanical",
     changes,

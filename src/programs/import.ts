@@ -4,7 +4,10 @@ import { parse as parseYaml } from "yaml"
 import { Conflict, UsageError } from "../domain/Errors.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
+import { redactFields } from "../domain/Redaction.js"
 import { BundleFiles } from "../services/BundleFiles.js"
+import { Redactor } from "../services/Redactor.js"
+import { authorRedacted } from "./proposals/authorRedacted.js"
 import { authoringConflict, decodeText, localFile, proposeAndApply, writeTarget } from "./proposals/direct.js"
 import { refuseSecretSource } from "./proposals/secretGuard.js"
 import { resolveBundle } from "./scan.js"
@@ -63,20 +66,22 @@ export const importFile = Effect.fn("import")(function* (input: ImportInput) {
   const description = text(fields["description"])
   const extra = Object.fromEntries(Object.entries(fields).filter(([key]) => !OWN_KEYS.has(key)))
   const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
-  const changes = yield* adapter.create({
+  // The imported text is written only redacted (spec 08 §2.1).
+  const redact = yield* (yield* Redactor).snapshot
+  const changes = yield* authorRedacted(adapter.create, {
     type: input.type ?? text(fields["type"]) ?? "knowledge",
-    conceptId: headingSlug(stem) || headingSlug(title) || "imported",
-    title,
-    ...(description === undefined ? {} : { description }),
-    body,
-    ...(Object.keys(extra).length === 0 ? {} : { fields: extra })
+    conceptId: headingSlug(redact(stem)) || headingSlug(redact(title)) || "imported",
+    title: redact(title),
+    ...(description === undefined ? {} : { description: redact(description) }),
+    body: redact(body),
+    ...(Object.keys(extra).length === 0 ? {} : { fields: redactFields(extra, redact) })
   }, files.context(info, walked.files)).pipe(Effect.mapError(authoringConflict))
   return yield* proposeAndApply({
-    title: `Import: ${title}`,
+    title: `Import: ${redact(title)}`,
     recipe: "import",
     changeClass: "mechanical",
     changes,
-    evidence: [{ kind: "user", id: file, hash: sha256Hex(bytes) }],
+    evidence: [{ kind: "user", id: redact(file), hash: sha256Hex(bytes) }],
     bundle,
     root: info.root
   })

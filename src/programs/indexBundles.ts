@@ -10,6 +10,7 @@ import { Progress } from "../services/Progress.js"
 import { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
+import { collectSecretValues } from "./redactorValues.js"
 import { resolveBundle, SCAN_BATCH, scanStreamed, type ScanSummary } from "./scan.js"
 
 export interface IndexInput {
@@ -304,6 +305,8 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
       for (const orphan of orphans) yield* store.removeBundle(orphan)
       yield* store.replaceUtilities(yield* (yield* UsageLog).utilities)
       if (input.bundle === undefined) yield* store.recordIndexRun(now)
+      // The redactor's known values: digests of every .env*, env and secret value, so later writes never read a bundle (spec 08 §2.1).
+      yield* collectSecretValues(names, configured)
     }
     return { reports, orphans }
   })

@@ -2,7 +2,10 @@ import { Effect } from "effect"
 import { Conflict, UsageError } from "../domain/Errors.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
+import { redactFields } from "../domain/Redaction.js"
 import { BundleFiles } from "../services/BundleFiles.js"
+import { Redactor } from "../services/Redactor.js"
+import { authorRedacted } from "./proposals/authorRedacted.js"
 import { authoringConflict, proposeAndApply, writeTarget } from "./proposals/direct.js"
 import { resolveBundle } from "./scan.js"
 import { shellCommand } from "../domain/ShellQuote.js"
@@ -46,7 +49,9 @@ const firstSentence = (text: string): string => {
  */
 export const remember = Effect.fn("remember")(function* (input: RememberInput) {
   const files = yield* BundleFiles
-  const text = input.text.trim()
+  // Redacted before anything is derived from it: title, slug, description and body (spec 08 §2.1).
+  const redact = yield* (yield* Redactor).snapshot
+  const text = redact(input.text.trim())
   if (text === "") return yield* new UsageError({ message: "nothing to remember", hint: "akm remember \"the staging DB needs an allow-listed runner IP\"" })
   const bundle = yield* writeTarget(input.bundle)
   const { info, adapter } = yield* resolveBundle(bundle)
@@ -56,20 +61,20 @@ export const remember = Effect.fn("remember")(function* (input: RememberInput) {
       hint: `remember into an akm or okf bundle with --bundle <name>, or write a native item with: ${shellCommand("akm create <type> --bundle", bundle)}`
     })
   }
-  const title = input.title?.trim() || clip(firstSentence(text).replace(/[.!?]$/, ""), TITLE_CHARS)
+  const title = redact(input.title?.trim() || clip(firstSentence(text).replace(/[.!?]$/, ""), TITLE_CHARS))
   const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
   const ctx = files.context(info, walked.files)
   const slug = headingSlug(title) || "memory"
   let conceptId = `memories/${slug}`
   for (let n = 2; ctx.exists(`${conceptId}.md`); n++) conceptId = `memories/${slug}-${n}`
   const tags = (input.tags ?? []).map((t) => t.trim()).filter((t) => t !== "")
-  const changes = yield* adapter.create({
+  const changes = yield* authorRedacted(adapter.create, {
     type: "memory",
     conceptId,
     title,
-    description: clip(firstSentence(text), DESCRIPTION_CHARS),
-    body: text.endsWith("\n") ? text : `${text}\n`,
-    ...(tags.length === 0 ? {} : { fields: { tags } })
+    description: redact(clip(firstSentence(text), DESCRIPTION_CHARS)),
+    body: redact(text.endsWith("\n") ? text : `${text}\n`),
+    ...(tags.length === 0 ? {} : { fields: redactFields({ tags }, redact) })
   }, ctx).pipe(Effect.mapError(authoringConflict))
   return yield* proposeAndApply({
     title: `Remember: ${title}`,

@@ -104,6 +104,17 @@ export const stateMigrations: Migrations = {
       backup TEXT,
       PRIMARY KEY (outcome_id, position)
     )`
+  ),
+  // The redactor's known secret values (spec 08 §2.1): only a keyed HMAC-SHA256, the length and a keyed 16-bit
+  // prefilter tag per value, never the value; `source` is the bundle it was collected from, so a reindex replaces it.
+  "0004_redactor_values": exec(
+    `CREATE TABLE redactor_values (
+      source TEXT NOT NULL,
+      hmac TEXT NOT NULL,
+      length INTEGER NOT NULL,
+      tag INTEGER NOT NULL,
+      PRIMARY KEY (source, hmac)
+    ) WITHOUT ROWID`
   )
 }
 

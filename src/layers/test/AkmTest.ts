@@ -15,6 +15,7 @@ import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
 import { ItemProjectorInProcess } from "../projector/ItemProjectorWorkers.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
+import { RedactorSqlite } from "../sqlite/RedactorSqlite.js"
 import { StateDbMemory } from "../sqlite/StateDb.js"
 import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
@@ -39,7 +40,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive, ItemProjectorInProcess).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive, ItemProjectorInProcess).pipe(
   Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
   Layer.provideMerge(CrashPointsNone),
