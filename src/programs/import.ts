@@ -61,10 +61,15 @@ export const importFile = Effect.fn("import")(function* (input: ImportInput) {
   const stem = path.basename(file).replace(/\.[^.]*$/, "")
   const title = text(fields["title"]) ?? text(fields["name"]) ?? firstHeading(body) ?? stem
   const description = text(fields["description"])
-  const extra = Object.fromEntries(Object.entries(fields).filter(([key]) => !OWN_KEYS.has(key)))
+  // A note from another format keeps its identity: its type maps onto the target's types and, when
+  // the mapping changes it, the original type stays in the frontmatter (so nothing is lost).
+  const sourceType = text(fields["type"])
+  const type = input.type ?? (sourceType === undefined ? "knowledge" : adapter.importType?.(sourceType) ?? sourceType)
+  const keptType = input.type === undefined && sourceType !== undefined && sourceType !== type ? { type: sourceType } : {}
+  const extra = { ...Object.fromEntries(Object.entries(fields).filter(([key]) => !OWN_KEYS.has(key))), ...keptType }
   const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
   const changes = yield* adapter.create({
-    type: input.type ?? text(fields["type"]) ?? "knowledge",
+    type,
     conceptId: headingSlug(stem) || headingSlug(title) || "imported",
     title,
     ...(description === undefined ? {} : { description }),

@@ -2,6 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter } from "../domain/Adapter.js"
 import { compareDiagnostics, countBySeverity, type Diagnostic, type Severity } from "../domain/Diagnostic.js"
 import type { FileChange } from "../domain/FileChange.js"
+import { shortId } from "../domain/Proposal.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
 import { proposeAndApply } from "./proposals/direct.js"
@@ -49,6 +50,8 @@ export interface LintFix {
   readonly note?: string
   /** The proposal that carries the fixes (`akm proposal show`, `revert`). */
   readonly proposal?: string
+  /** Semantic fixes (a skill folder rename): proposed for review, never applied by `lint --fix`. */
+  readonly review?: { readonly proposal: string; readonly fixes: number }
 }
 
 export interface LintBundle {
@@ -104,13 +107,17 @@ export const groupByFile = (diagnostics: ReadonlyArray<Diagnostic>): ReadonlyArr
  * that touches a path an earlier fix already changes (its before-hash would be
  * stale; the next `lint --fix` picks it up).
  */
-export const collectFixes = (bundle: string, diagnostics: ReadonlyArray<Diagnostic>): { readonly changes: ReadonlyArray<FileChange>; readonly fixes: number; readonly available: number } => {
+export const collectFixes = (
+  bundle: string,
+  diagnostics: ReadonlyArray<Diagnostic>,
+  fixClass: "mechanical" | "semantic" = "mechanical"
+): { readonly changes: ReadonlyArray<FileChange>; readonly fixes: number; readonly available: number } => {
   const changes: Array<FileChange> = []
   const touched = new Set<string>()
   let fixes = 0
   let available = 0
   for (const d of diagnostics) {
-    if (d.fix === undefined || d.fix.length === 0) continue
+    if (d.fix === undefined || d.fix.length === 0 || (d.fixClass ?? "mechanical") !== fixClass) continue
     available++
     if (d.fix.some((c) => c.bundle !== bundle || touched.has(c.path))) continue
     for (const c of d.fix) {
@@ -162,33 +169,59 @@ export const lint = Effect.fn("lint")(function* (input: LintInput) {
     let scan = scanned.right
     let fix: LintFix | undefined
     if (input.fix) {
-      const collected = collectFixes(name, scan.diagnostics)
-      if (collected.available === 0) fix = { available: 0, applied: 0 }
+      const mechanical = collectFixes(name, scan.diagnostics)
+      const semantic = collectFixes(name, scan.diagnostics, "semantic")
+      const available = mechanical.available + semantic.available
+      const evidence = (fixClass: "mechanical" | "semantic") =>
+        scan.diagnostics
+          .filter((d) => d.fix !== undefined && d.fix.length > 0 && (d.fixClass ?? "mechanical") === fixClass)
+          .map((d) => ({ kind: "lint-error", id: d.code, ...(d.ref === undefined ? {} : { ref: d.ref }), note: `${d.path}: ${d.message}` }))
+      if (available === 0) fix = { available: 0, applied: 0 }
       else if (!info.writable || !adapter.writable) {
         fix = {
-          available: collected.available,
+          available,
           applied: 0,
           note: !info.writable
             ? `bundle '${name}' is read-only; fixes cannot be applied`
             : `the ${adapter.id} adapter has no authoring path; fixes cannot be applied`
         }
       } else {
-        const proposed = yield* proposeAndApply({
-          title: `akm lint --fix (${name})`,
-          recipe: "lint-fix",
-          changeClass: "mechanical",
-          changes: collected.changes,
-          evidence: scan.diagnostics.filter((d) => d.fix !== undefined && d.fix.length > 0).map((d) => ({ kind: "lint-error", id: d.code, ...(d.ref === undefined ? {} : { ref: d.ref }), note: `${d.path}: ${d.message}` })),
-          bundle: name,
-          root: info.root
-        })
-        const applied = proposed.status === "accepted"
+        // A semantic fix changes identity (a skill's ref): it becomes a proposal for review, whatever the policy.
+        const review = semantic.fixes === 0
+          ? undefined
+          : yield* proposeAndApply({
+            title: `akm lint --fix (${name}): rename skill folders to their names`,
+            recipe: "lint-fix",
+            changeClass: "semantic",
+            changes: semantic.changes,
+            evidence: evidence("semantic"),
+            bundle: name,
+            root: info.root
+          }).pipe(Effect.map((proposed) => ({ proposal: proposed.id, fixes: semantic.fixes })))
+        const proposed = mechanical.fixes === 0
+          ? undefined
+          : yield* proposeAndApply({
+            title: `akm lint --fix (${name})`,
+            recipe: "lint-fix",
+            changeClass: "mechanical",
+            changes: mechanical.changes,
+            evidence: evidence("mechanical"),
+            bundle: name,
+            root: info.root
+          })
+        const applied = proposed?.status === "accepted"
         if (applied) scan = yield* scanWith(info, adapter)
+        const notes = [
+          ...(proposed !== undefined && !applied ? [proposed.hint ?? `proposal ${proposed.id} is ${proposed.status}`] : []),
+          ...(applied && mechanical.fixes < mechanical.available ? ["some fixes touch the same file; run `akm lint --fix` again to apply the rest"] : []),
+          ...(review === undefined ? [] : [`${review.fixes} folder rename${review.fixes === 1 ? "" : "s"} await${review.fixes === 1 ? "s" : ""} review: \`akm proposal show ${shortId(review.proposal)}\``])
+        ]
         fix = {
-          available: collected.available,
-          applied: applied ? collected.fixes : 0,
-          proposal: proposed.id,
-          ...(!applied ? { note: proposed.hint ?? `proposal ${proposed.id} is ${proposed.status}` } : collected.fixes < collected.available ? { note: "some fixes touch the same file; run `akm lint --fix` again to apply the rest" } : {})
+          available,
+          applied: applied ? mechanical.fixes : 0,
+          ...(proposed === undefined ? {} : { proposal: proposed.id }),
+          ...(notes.length === 0 ? {} : { note: notes.join("; ") }),
+          ...(review === undefined ? {} : { review })
         }
       }
     }
