@@ -2,7 +2,8 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter } from "../domain/Adapter.js"
 import { compareDiagnostics, countBySeverity, type Diagnostic, type Severity } from "../domain/Diagnostic.js"
 import type { FileChange } from "../domain/FileChange.js"
-import { shortId } from "../domain/Proposal.js"
+import { actionOf, shortId } from "../domain/Proposal.js"
+import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
 import { proposeAndApply } from "./proposals/direct.js"
@@ -129,6 +130,15 @@ export const collectFixes = (
   return { changes, fixes, available }
 }
 
+/** The id of a pending lint-fix proposal of this bundle that makes exactly these changes (by path and action). */
+const pendingWith = (bundle: string, changes: ReadonlyArray<FileChange>) =>
+  Effect.gen(function* () {
+    const pending = yield* (yield* ProposalStore).list({ status: "pending", recipe: "lint-fix", bundle })
+    const key = (files: ReadonlyArray<{ readonly path: string; readonly action: string }>) => files.map((f) => `${f.action} ${f.path}`).sort().join("\n")
+    const wanted = key(changes.map((c) => ({ path: c.path, action: actionOf(c) })))
+    return pending.find((p) => key(p.files) === wanted)?.id
+  })
+
 /** A bundle whose root cannot be read: one `root-missing` error, so the other bundles are still linted. */
 const rootMissing = (bundle: string, adapter: string, root: string, reason: string): LintBundle => {
   const diagnostics: ReadonlyArray<Diagnostic> = [{
@@ -187,8 +197,12 @@ export const lint = Effect.fn("lint")(function* (input: LintInput) {
         }
       } else {
         // A semantic fix changes identity (a skill's ref): it becomes a proposal for review, whatever the policy.
+        // The same renames already waiting for review are that proposal, not a second one.
+        const waiting = semantic.fixes === 0 ? undefined : yield* pendingWith(name, semantic.changes)
         const review = semantic.fixes === 0
           ? undefined
+          : waiting !== undefined
+          ? { proposal: waiting, fixes: semantic.fixes }
           : yield* proposeAndApply({
             title: `akm lint --fix (${name}): rename skill folders to their names`,
             recipe: "lint-fix",

@@ -78,6 +78,8 @@ describe("lint", () => {
       // Nothing is written until the proposal is accepted: the skill keeps its name, the folder its files.
       expect(fs.readFileSync(path.join(dir, "pdf/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"])
       expect(fs.existsSync(path.join(dir, "pdf-tools"))).toBe(false)
+      // Asking again points at the same pending proposal rather than making a second one.
+      expect((yield* lint({ ...defaults, fix: true })).bundles[0]!.fix!.review).toEqual(fix.review)
       const proposal = yield* findProposal(fix.review!.proposal)
       expect(proposal).toMatchObject({ status: "pending", changeClass: "semantic" })
       yield* proposalAccept(fix.review!.proposal)
