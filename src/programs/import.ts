@@ -65,7 +65,7 @@ export const importFile = Effect.fn("import")(function* (input: ImportInput) {
   // the mapping changes it, the original type stays in the frontmatter (so nothing is lost).
   const sourceType = text(fields["type"])
   const type = input.type ?? (sourceType === undefined ? "knowledge" : adapter.importType?.(sourceType) ?? sourceType)
-  const keptType = input.type === undefined && sourceType !== undefined && sourceType !== type ? { type: sourceType } : {}
+  const keptType = input.type === undefined && sourceType !== undefined && sourceType.toLowerCase() !== type.toLowerCase() ? { type: sourceType } : {}
   const extra = { ...Object.fromEntries(Object.entries(fields).filter(([key]) => !OWN_KEYS.has(key))), ...keptType }
   const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
   const changes = yield* adapter.create({

@@ -45,7 +45,9 @@ describe("akm import", () => {
     expect(shown.json()).toMatchObject({ name: "Disk full on a Linux host", type: "knowledge" })
     // A type akm has keeps its directory; into an OKF bundle the type stays verbatim.
     const lesson = workspace.folder("okf2", { "flaky.md": "---\ntype: Lesson\ntitle: Flaky tests\n---\nRetry less.\n" })
-    expect((await workspace.run(["import", join(lesson, "flaky.md")])).json().files).toEqual(["lessons/flaky.md"])
+    const flaky = await workspace.run(["import", join(lesson, "flaky.md")])
+    expect(flaky.json().files).toEqual(["lessons/flaky.md"])
+    expect(readFileSync(flaky.json().path, "utf8")).not.toContain("type:")
     expect((await workspace.run(["bundle", "create", "wiki", "--adapter", "okf"])).code).toBe(0)
     const okf = await workspace.run(["import", join(source, "disk-full.md"), "--bundle", "wiki"])
     expect(okf.code, okf.stderr).toBe(0)

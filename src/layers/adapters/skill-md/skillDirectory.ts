@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { FileMeta, FileUnreadable, ItemPlan, PlanResult, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { headingSlug } from "../../../domain/Ref.js"
@@ -168,10 +168,10 @@ const withFolderRename = (d: Diagnostic, item: ItemPlan, ctx: ValidateContext, n
     const hint = `${d.message}; \`akm lint --fix\` proposes renaming the folder to '${target}' for review`
     if (!/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(name) || ctx.files.some((f) => f.path === target || f.path.startsWith(`${target}/`))) return d
     const paths = ctx.files.map((f) => f.path).filter((path) => path.startsWith(`${skillDir}/`)).sort()
-    const texts = yield* Effect.forEach(paths, (path) => Effect.option(ctx.readText(path)))
-    if (texts.some((text) => text._tag === "None")) return d
+    const texts = Option.all(yield* Effect.forEach(paths, (path) => Effect.option(ctx.readText(path))))
+    if (Option.isNone(texts)) return d
     const fix: Array<FileChange> = paths.flatMap((path, i) => {
-      const text = (texts[i] as { readonly value: string }).value
+      const text = texts.value[i]!
       return [
         { bundle: ctx.bundle.name, path, beforeHash: sha256(text), delete: true as const },
         { bundle: ctx.bundle.name, path: `${target}${path.slice(skillDir.length)}`, beforeHash: null, after: text }
