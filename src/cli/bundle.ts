@@ -2,7 +2,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
-import { bundleAdd } from "../programs/bundle/add.js"
+import { bundleAdd, type BundleAddResult } from "../programs/bundle/add.js"
 import { bundleCreate } from "../programs/bundle/create.js"
 import { bundleList } from "../programs/bundle/list.js"
 import { bundleRemove } from "../programs/bundle/remove.js"
@@ -14,7 +14,7 @@ import { UsageError } from "../domain/Errors.js"
 import { sourceLocator } from "../domain/Source.js"
 import { bundleExportCommand } from "./bundleExport.js"
 import { globalOptions } from "./options.js"
-import { table, type Style, type View } from "./render.js"
+import { forTerminal, styleFor, table, type Style, type View } from "./render.js"
 import { callerContext, runCommand } from "./run.js"
 
 const name = Args.text({ name: "name" }).pipe(Args.withDescription("the bundle's name"))
@@ -36,6 +36,18 @@ const bundleText = (b: BundleView, s: Style): string =>
   ])
 
 const bundleView: View<BundleView> = { text: bundleText }
+
+/** An unsure adapter detection is a hint on stderr (stdout keeps the result; json has it as `detection`). */
+const noteDetection = (r: BundleAddResult) =>
+  Effect.sync(() => {
+    if (r.detection === undefined) return
+    const s = styleFor(process.stderr.isTTY === true, process.env)
+    const lines = [
+      `${s.yellow("note:")} adapter ${r.adapter} is a guess: ${r.detection.reason}`,
+      ...r.detection.suggestions.map((command, i) => `${s.dim(i === 0 ? "hint:" : "     ")} ${command}`)
+    ]
+    process.stderr.write(forTerminal(`${lines.join("\n")}\n`))
+  })
 
 const listView: View<{ bundles: ReadonlyArray<BundleView>; defaultBundle: string | null }> = {
   text: (r, s) =>
@@ -76,7 +88,7 @@ const add = Command.make(
       o,
       o.writable && o.readOnly
         ? Effect.fail(new UsageError({ message: "--writable and --read-only contradict each other", hint: "give one of them, or neither to use the source's default" }))
-        : bundleAdd({
+        : Effect.tap(bundleAdd({
         source: o.source,
         name: Option.getOrUndefined(o.name),
         adapter: Option.getOrUndefined(o.adapter),
@@ -87,7 +99,7 @@ const add = Command.make(
         allowInsecure: o.allowInsecure,
         refresh: Option.getOrUndefined(o.refresh),
         ...callerContext()
-      }),
+      }), (r) => (o.quiet ? Effect.void : noteDetection(r))),
       bundleView
     )
 ).pipe(Command.withDescription("Add a bundle, record it in config.yaml and akm.lock, and index it. Example: akm bundle add npm:@acme/agent-skills@^2"))

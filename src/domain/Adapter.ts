@@ -163,4 +163,9 @@ export interface BundleAdapter {
   /** `ctx` gives access to guidance files the format keeps in the bundle (a wiki's schema.md). */
   readonly authoringContext?: (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate", ctx?: ValidateContext) => Effect.Effect<AuthoringContext>
   readonly create?: (request: CreateRequest, ctx: ValidateContext) => Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused>
+  /**
+   * `akm import`: the type this format gives a note whose frontmatter `type` comes from
+   * another format (an OKF `Runbook` → akm `knowledge`); absent = the type is kept verbatim.
+   */
+  readonly importType?: (type: string) => string
 }

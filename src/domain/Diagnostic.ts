@@ -12,6 +12,11 @@ export interface Diagnostic {
   readonly ref?: string
   readonly line?: number
   readonly fix?: ReadonlyArray<FileChange>
+  /**
+   * How the fix changes the bundle: `mechanical` (default) is applied by `lint --fix` when policy
+   * allows; `semantic` (a folder rename that changes a ref) is only ever proposed for review.
+   */
+  readonly fixClass?: "mechanical" | "semantic"
 }
 
 const order: Record<Severity, number> = { error: 0, warning: 1, info: 2 }

@@ -64,12 +64,17 @@ export const importFile = Effect.fn("import")(function* (input: ImportInput) {
   const stem = path.basename(file).replace(/\.[^.]*$/, "")
   const title = text(fields["title"]) ?? text(fields["name"]) ?? firstHeading(body) ?? stem
   const description = text(fields["description"])
-  const extra = Object.fromEntries(Object.entries(fields).filter(([key]) => !OWN_KEYS.has(key)))
+  // A note from another format keeps its identity: its type maps onto the target's types and, when
+  // the mapping changes it, the original type stays in the frontmatter (so nothing is lost).
+  const sourceType = text(fields["type"])
+  const type = input.type ?? (sourceType === undefined ? "knowledge" : adapter.importType?.(sourceType) ?? sourceType)
+  const keptType = input.type === undefined && sourceType !== undefined && sourceType.toLowerCase() !== type.toLowerCase() ? { type: sourceType } : {}
+  const extra = { ...Object.fromEntries(Object.entries(fields).filter(([key]) => !OWN_KEYS.has(key))), ...keptType }
   const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
   // The imported text is written only redacted (spec 08 §2.1).
   const redact = yield* (yield* Redactor).snapshot
   const changes = yield* authorRedacted(adapter.create, {
-    type: input.type ?? text(fields["type"]) ?? "knowledge",
+    type,
     conceptId: headingSlug(redact(stem)) || headingSlug(redact(title)) || "imported",
     title: redact(title),
     ...(description === undefined ? {} : { description: redact(description) }),

@@ -2,6 +2,8 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter } from "../domain/Adapter.js"
 import { compareDiagnostics, countBySeverity, type Diagnostic, type Severity } from "../domain/Diagnostic.js"
 import type { FileChange } from "../domain/FileChange.js"
+import { actionOf, shortId } from "../domain/Proposal.js"
+import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
 import { proposeAndApply } from "./proposals/direct.js"
@@ -49,6 +51,8 @@ export interface LintFix {
   readonly note?: string
   /** The proposal that carries the fixes (`akm proposal show`, `revert`). */
   readonly proposal?: string
+  /** Semantic fixes (a skill folder rename): proposed for review, never applied by `lint --fix`. */
+  readonly review?: { readonly proposal: string; readonly fixes: number }
 }
 
 export interface LintBundle {
@@ -104,13 +108,17 @@ export const groupByFile = (diagnostics: ReadonlyArray<Diagnostic>): ReadonlyArr
  * that touches a path an earlier fix already changes (its before-hash would be
  * stale; the next `lint --fix` picks it up).
  */
-export const collectFixes = (bundle: string, diagnostics: ReadonlyArray<Diagnostic>): { readonly changes: ReadonlyArray<FileChange>; readonly fixes: number; readonly available: number } => {
+export const collectFixes = (
+  bundle: string,
+  diagnostics: ReadonlyArray<Diagnostic>,
+  fixClass: "mechanical" | "semantic" = "mechanical"
+): { readonly changes: ReadonlyArray<FileChange>; readonly fixes: number; readonly available: number } => {
   const changes: Array<FileChange> = []
   const touched = new Set<string>()
   let fixes = 0
   let available = 0
   for (const d of diagnostics) {
-    if (d.fix === undefined || d.fix.length === 0) continue
+    if (d.fix === undefined || d.fix.length === 0 || (d.fixClass ?? "mechanical") !== fixClass) continue
     available++
     if (d.fix.some((c) => c.bundle !== bundle || touched.has(c.path))) continue
     for (const c of d.fix) {
@@ -121,6 +129,15 @@ export const collectFixes = (bundle: string, diagnostics: ReadonlyArray<Diagnost
   }
   return { changes, fixes, available }
 }
+
+/** The id of a pending lint-fix proposal of this bundle that makes exactly these changes (by path and action). */
+const pendingWith = (bundle: string, changes: ReadonlyArray<FileChange>) =>
+  Effect.gen(function* () {
+    const pending = yield* (yield* ProposalStore).list({ status: "pending", recipe: "lint-fix", bundle })
+    const key = (files: ReadonlyArray<{ readonly path: string; readonly action: string }>) => files.map((f) => `${f.action} ${f.path}`).sort().join("\n")
+    const wanted = key(changes.map((c) => ({ path: c.path, action: actionOf(c) })))
+    return pending.find((p) => key(p.files) === wanted)?.id
+  })
 
 /** A bundle whose root cannot be read: one `root-missing` error, so the other bundles are still linted. */
 const rootMissing = (bundle: string, adapter: string, root: string, reason: string): LintBundle => {
@@ -162,33 +179,63 @@ export const lint = Effect.fn("lint")(function* (input: LintInput) {
     let scan = scanned.right
     let fix: LintFix | undefined
     if (input.fix) {
-      const collected = collectFixes(name, scan.diagnostics)
-      if (collected.available === 0) fix = { available: 0, applied: 0 }
+      const mechanical = collectFixes(name, scan.diagnostics)
+      const semantic = collectFixes(name, scan.diagnostics, "semantic")
+      const available = mechanical.available + semantic.available
+      const evidence = (fixClass: "mechanical" | "semantic") =>
+        scan.diagnostics
+          .filter((d) => d.fix !== undefined && d.fix.length > 0 && (d.fixClass ?? "mechanical") === fixClass)
+          .map((d) => ({ kind: "lint-error", id: d.code, ...(d.ref === undefined ? {} : { ref: d.ref }), note: `${d.path}: ${d.message}` }))
+      if (available === 0) fix = { available: 0, applied: 0 }
       else if (!info.writable || !adapter.writable) {
         fix = {
-          available: collected.available,
+          available,
           applied: 0,
           note: !info.writable
             ? `bundle '${name}' is read-only; fixes cannot be applied`
             : `the ${adapter.id} adapter has no authoring path; fixes cannot be applied`
         }
       } else {
-        const proposed = yield* proposeAndApply({
-          title: `akm lint --fix (${name})`,
-          recipe: "lint-fix",
-          changeClass: "mechanical",
-          changes: collected.changes,
-          evidence: scan.diagnostics.filter((d) => d.fix !== undefined && d.fix.length > 0).map((d) => ({ kind: "lint-error", id: d.code, ...(d.ref === undefined ? {} : { ref: d.ref }), note: `${d.path}: ${d.message}` })),
-          bundle: name,
-          root: info.root
-        })
-        const applied = proposed.status === "accepted"
+        // A semantic fix changes identity (a skill's ref): it becomes a proposal for review, whatever the policy.
+        // The same renames already waiting for review are that proposal, not a second one.
+        const waiting = semantic.fixes === 0 ? undefined : yield* pendingWith(name, semantic.changes)
+        const review = semantic.fixes === 0
+          ? undefined
+          : waiting !== undefined
+          ? { proposal: waiting, fixes: semantic.fixes }
+          : yield* proposeAndApply({
+            title: `akm lint --fix (${name}): rename skill folders to their names`,
+            recipe: "lint-fix",
+            changeClass: "semantic",
+            changes: semantic.changes,
+            evidence: evidence("semantic"),
+            bundle: name,
+            root: info.root
+          }).pipe(Effect.map((proposed) => ({ proposal: proposed.id, fixes: semantic.fixes })))
+        const proposed = mechanical.fixes === 0
+          ? undefined
+          : yield* proposeAndApply({
+            title: `akm lint --fix (${name})`,
+            recipe: "lint-fix",
+            changeClass: "mechanical",
+            changes: mechanical.changes,
+            evidence: evidence("mechanical"),
+            bundle: name,
+            root: info.root
+          })
+        const applied = proposed?.status === "accepted"
         if (applied) scan = yield* scanWith(info, adapter)
+        const notes = [
+          ...(proposed !== undefined && !applied ? [proposed.hint ?? `proposal ${proposed.id} is ${proposed.status}`] : []),
+          ...(applied && mechanical.fixes < mechanical.available ? ["some fixes touch the same file; run `akm lint --fix` again to apply the rest"] : []),
+          ...(review === undefined ? [] : [`${review.fixes} folder rename${review.fixes === 1 ? "" : "s"} await${review.fixes === 1 ? "s" : ""} review: \`akm proposal show ${shortId(review.proposal)}\``])
+        ]
         fix = {
-          available: collected.available,
-          applied: applied ? collected.fixes : 0,
-          proposal: proposed.id,
-          ...(!applied ? { note: proposed.hint ?? `proposal ${proposed.id} is ${proposed.status}` } : collected.fixes < collected.available ? { note: "some fixes touch the same file; run `akm lint --fix` again to apply the rest" } : {})
+          available,
+          applied: applied ? mechanical.fixes : 0,
+          ...(proposed === undefined ? {} : { proposal: proposed.id }),
+          ...(notes.length === 0 ? {} : { note: notes.join("; ") }),
+          ...(review === undefined ? {} : { review })
         }
       }
     }

@@ -166,3 +166,43 @@ describe("a workspace directory inside the bundle being added (R-WS-1)", () => {
     expect(existsSync(join(workspace.configDir, "config.yaml"))).toBe(false)
   })
 })
+
+describe("akm bundle add: an unsure detection says so (issue 15 item 9)", () => {
+  const workspace = makeWorkspace()
+  afterAll(workspace.cleanup)
+  const skill = (name: string) => `---\nname: ${name}\ndescription: Handle ${name} files. Use when a ${name} file must be changed.\n---\n# ${name}\n`
+  workspace.folder("kb", { "s1/pdf/SKILL.md": skill("pdf"), "s1/csv/SKILL.md": skill("csv"), "s2/docx/SKILL.md": skill("docx") })
+  workspace.folder("wiki", { "index.md": "# Wiki\n", "guide.md": "---\ntype: guide\n---\n# Guide\n" })
+
+  it("skills one level deeper than Agent Skills expects: the guess is named and the nested folders suggested", async () => {
+    const r = await workspace.run(["bundle", "add", "kb", "--format", "text"])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^adapter +okf$/m)
+    expect(r.stderr).toBe(
+      "note: adapter okf is a guess: skills sit one level deeper than Agent Skills expects (s1/<skill>/SKILL.md)\n" +
+        "hint: akm bundle add kb/s1 --adapter agent-skills\n" +
+        "      akm bundle add kb/s2 --adapter agent-skills\n"
+    )
+    const json = await workspace.run(["bundle", "add", "kb/s1", "--name", "probe", "--format", "json"])
+    expect(json.json().detection).toBeUndefined()
+    expect(json.json().adapter).toBe("agent-skills")
+    // The suggestion works as printed.
+    const nested = await workspace.run(["bundle", "add", "kb/s2", "--adapter", "agent-skills", "--format", "json"])
+    expect(nested.json()).toMatchObject({ adapter: "agent-skills", items: 1, diagnostics: { error: 0, warning: 0 } })
+  })
+
+  it("json carries the doubt as `detection`; -q keeps stderr quiet; a plain wiki is not in doubt", async () => {
+    const other = makeWorkspace()
+    try {
+      other.folder("kb", { "s1/pdf/SKILL.md": skill("pdf") })
+      const r = await other.run(["bundle", "add", "kb", "--format", "json", "-q"])
+      expect(r.stderr).toBe("")
+      expect(r.json().detection).toEqual({ unsure: true, reason: expect.stringContaining("one level deeper"), suggestions: ["akm bundle add kb/s1 --adapter agent-skills"] })
+    } finally {
+      other.cleanup()
+    }
+    const wiki = await workspace.run(["bundle", "add", "wiki", "--format", "json"])
+    expect(wiki.json().detection).toBeUndefined()
+    expect(wiki.stderr).toBe("")
+  })
+})

@@ -31,6 +31,29 @@ describe("akm import", () => {
     expect(again.error().error.code).toBe("conflict")
   })
 
+  it("a note from another format keeps its identity: an OKF Runbook maps to knowledge and keeps its title (issue 15 item 8)", async () => {
+    const source = workspace.folder("okf", {
+      "disk-full.md": "---\ntype: Runbook\ntitle: Disk full on a Linux host\ndescription: Freeing space safely\n---\n\n# Steps\n\nFree space.\n"
+    })
+    const r = await workspace.run(["import", join(source, "disk-full.md")])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({ ref: "mine//knowledge/disk-full" })
+    const written = readFileSync(r.json().path, "utf8")
+    expect(written).toContain("title: Disk full on a Linux host\n")
+    expect(written).toContain("type: Runbook\n")
+    const shown = await workspace.run(["show", "mine//knowledge/disk-full", "--level", "card"])
+    expect(shown.json()).toMatchObject({ name: "Disk full on a Linux host", type: "knowledge" })
+    // A type akm has keeps its directory; into an OKF bundle the type stays verbatim.
+    const lesson = workspace.folder("okf2", { "flaky.md": "---\ntype: Lesson\ntitle: Flaky tests\n---\nRetry less.\n" })
+    const flaky = await workspace.run(["import", join(lesson, "flaky.md")])
+    expect(flaky.json().files).toEqual(["lessons/flaky.md"])
+    expect(readFileSync(flaky.json().path, "utf8")).not.toContain("type:")
+    expect((await workspace.run(["bundle", "create", "wiki", "--adapter", "okf"])).code).toBe(0)
+    const okf = await workspace.run(["import", join(source, "disk-full.md"), "--bundle", "wiki"])
+    expect(okf.code, okf.stderr).toBe(0)
+    expect(readFileSync(okf.json().path, "utf8")).toMatch(/^---\ntype: Runbook\ntitle: Disk full on a Linux host\n/)
+  })
+
   it("anything but a local file is a usage error (exit 2)", async () => {
     const r = await workspace.run(["import", "https://example.com/page.md"])
     expect(r.code).toBe(2)

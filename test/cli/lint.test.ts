@@ -85,11 +85,18 @@ describe("akm lint", () => {
     expect(readFileSync(join(frozenDir, "pdf/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"])
   })
 
-  it("--fix applies the fixes of a writable bundle and exits 0 when nothing remains", async () => {
-    const r = await workspace.run(["lint", "--bundle", "skills", "--fix", "--format", "json"])
-    expect(r.code, r.stdout).toBe(0)
-    expect(r.json().bundles[0]).toMatchObject({ files: [], fix: { available: 1, applied: 1 } })
-    expect(readFileSync(join(skillsDir, "pdf/SKILL.md"), "utf8")).toContain("name: pdf\n")
+  it("--fix proposes the skill folder rename for review and keeps the skill's name (issue 15 item 8)", async () => {
+    const r = await workspace.run(["lint", "--bundle", "skills", "--fix", "--format", "text"])
+    expect(r.code, r.stdout).toBe(1)
+    expect(r.stdout).toMatch(/fixes: 0 of 1 applied — 1 folder rename awaits review: `akm proposal show [0-9a-f]{8}`/)
+    expect(readFileSync(join(skillsDir, "pdf/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"])
+    const pending = (await workspace.run(["proposal", "list", "--format", "json"])).json()
+    expect(pending.proposals).toEqual([expect.objectContaining({ status: "pending", changeClass: "semantic", recipe: "lint-fix" })])
+    const accepted = await workspace.run(["proposal", "accept", pending.proposals[0].id, "--format", "json"])
+    expect(accepted.code, accepted.stderr).toBe(0)
+    expect(readFileSync(join(skillsDir, "pdf-tools/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"])
+    const clean = await workspace.run(["lint", "--bundle", "skills", "--format", "json"])
+    expect(clean.code).toBe(0)
   })
 
   it("an unknown bundle is a not-found error on stderr with stdout empty; a bad --fail-on is a usage error", async () => {

@@ -6,6 +6,8 @@ import type { Diagnostic } from "../../src/domain/Diagnostic.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { collectFixes, groupByFile, lint } from "../../src/programs/lint.js"
+import { proposalAccept } from "../../src/programs/proposals/accept.js"
+import { findProposal } from "../../src/programs/proposals/lookup.js"
 import { caller, folder } from "./writeFixtures.js"
 
 const defaults = { strict: false, fix: false, failOn: "error" as const }
@@ -65,17 +67,36 @@ describe("lint", () => {
       expect(Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag).toBe("NotFound")
     }).pipe(Effect.provide(AkmTest)))
 
-  it.effect("--fix applies the fixes in one change set and reports what remains", () =>
+  it.effect("--fix proposes renaming a skill folder to the skill's name for review and never renames the skill (issue 15 item 8)", () =>
     Effect.gen(function* () {
-      const dir = folder(skills)
+      const dir = folder({ ...skills, "pdf/references/forms.md": "# Forms\n" })
       yield* bundleAdd({ source: dir, name: "skills", ...caller })
       const fixed = yield* lint({ ...defaults, fix: true })
-      expect(fixed.bundles[0]!.fix).toEqual({ available: 1, applied: 1, proposal: expect.any(String) })
-      expect(fixed.bundles[0]!.files).toEqual([])
-      expect(fixed.ok).toBe(true)
-      expect(fs.readFileSync(path.join(dir, "pdf/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"].replace("name: pdf-tools", "name: pdf"))
-      expect(fs.readFileSync(path.join(dir, "csv/SKILL.md"), "utf8")).toBe(skills["csv/SKILL.md"])
-      expect((yield* lint({ ...defaults, fix: true })).bundles[0]!.fix).toEqual({ available: 0, applied: 0 })
+      const fix = fixed.bundles[0]!.fix!
+      expect(fix).toMatchObject({ available: 1, applied: 0, review: { fixes: 1, proposal: expect.any(String) } })
+      expect(fix.note).toContain("1 folder rename awaits review")
+      // Nothing is written until the proposal is accepted: the skill keeps its name, the folder its files.
+      expect(fs.readFileSync(path.join(dir, "pdf/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"])
+      expect(fs.existsSync(path.join(dir, "pdf-tools"))).toBe(false)
+      // Asking again points at the same pending proposal rather than making a second one.
+      expect((yield* lint({ ...defaults, fix: true })).bundles[0]!.fix!.review).toEqual(fix.review)
+      const proposal = yield* findProposal(fix.review!.proposal)
+      expect(proposal).toMatchObject({ status: "pending", changeClass: "semantic" })
+      yield* proposalAccept(fix.review!.proposal)
+      expect(fs.readFileSync(path.join(dir, "pdf-tools/SKILL.md"), "utf8")).toBe(skills["pdf/SKILL.md"])
+      expect(fs.readFileSync(path.join(dir, "pdf-tools/references/forms.md"), "utf8")).toBe("# Forms\n")
+      expect(fs.existsSync(path.join(dir, "pdf/SKILL.md"))).toBe(false)
+      const after = yield* lint({ ...defaults, fix: true })
+      expect(after.bundles[0]!.fix).toEqual({ available: 0, applied: 0 })
+      expect(after.ok).toBe(true)
+    }).pipe(Effect.provide(AkmTest)))
+
+  it.effect("--fix proposes no rename when a folder of the skill's name exists", () =>
+    Effect.gen(function* () {
+      const dir = folder({ ...skills, "pdf-tools/notes.txt": "taken\n" })
+      yield* bundleAdd({ source: dir, name: "skills", ...caller })
+      const result = yield* lint({ ...defaults, fix: true })
+      expect(result.bundles[0]!.fix).toEqual({ available: 0, applied: 0 })
     }).pipe(Effect.provide(AkmTest)))
 
   it.effect("--fix on a read-only bundle reports that fixes cannot be applied and writes nothing", () =>

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { BundleAdapter, ProbeContext } from "../../domain/Adapter.js"
-import { Adapters, type AdapterInfo } from "../../services/Adapters.js"
+import { Adapters, type AdapterInfo, type DetectionDoubt } from "../../services/Adapters.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { agentSkillsAdapter } from "./agent-skills/index.js"
 import { akmTaskAdapter } from "./akm-task/index.js"
@@ -74,6 +74,27 @@ export const selectAdapter = (registry: AdapterRegistry, ctx: ProbeContext): Eff
     return markdown.length > 0 ? registry.markdownFallback : registry.otherFallback
   })
 
+const NESTED_SKILL = /^([^/]+)\/[^/]+\/SKILL\.md$/
+
+/**
+ * Issue 15 item 9: a root the lenient fallbacks took (okf, generic-files) whose skills sit one level
+ * deeper than Agent Skills expects — `s1/<skill>/SKILL.md` — is a folder of agent-skills bundles,
+ * not a markdown wiki; say so rather than report dozens of warnings.
+ */
+export const detectionDoubt = (chosen: BundleAdapter, ctx: ProbeContext): Effect.Effect<DetectionDoubt | undefined> =>
+  chosen.id !== "okf" && chosen.id !== "generic-files"
+    ? Effect.succeed(undefined)
+    : Effect.map(ctx.find((p) => NESTED_SKILL.test(p) && !p.split("/").some((segment) => segment.startsWith(".")), 200), (found) => {
+      const folders = [...new Set(found.map((p) => NESTED_SKILL.exec(p)![1]!))].sort()
+      return folders.length === 0
+        ? undefined
+        : {
+          adapter: agentSkillsAdapter.id,
+          folders,
+          reason: `skills sit one level deeper than Agent Skills expects (${folders[0]}/<skill>/SKILL.md)`
+        }
+    })
+
 /** The Adapters service over a registry; probes read through BundleFiles.probeContext. */
 export const makeAdapters = (registry: AdapterRegistry, files: BundleFiles["Type"]): Adapters["Type"] => {
   const adapters = registryAdapters(registry)
@@ -82,7 +103,11 @@ export const makeAdapters = (registry: AdapterRegistry, files: BundleFiles["Type
     list: infos,
     get: (id) => infos.find((a) => a.id === id),
     adapter: (id) => adapters.find((a) => a.id === id),
-    detect: (root) => selectAdapter(registry, files.probeContext(root)).pipe(Effect.map(adapterInfo))
+    detect: (root) => {
+      const ctx = files.probeContext(root)
+      return Effect.flatMap(selectAdapter(registry, ctx), (chosen) =>
+        Effect.map(detectionDoubt(chosen, ctx), (doubt) => (doubt === undefined ? adapterInfo(chosen) : { ...adapterInfo(chosen), doubt })))
+    }
   })
 }
 

@@ -4,7 +4,7 @@ import { Conflict, UsageError } from "../../domain/Errors.js"
 import { expandUserPath } from "../../domain/Paths.js"
 import { validateNewBundleName } from "../../domain/Ref.js"
 import { defaultBundleName, parseSource } from "../../domain/Source.js"
-import { Adapters } from "../../services/Adapters.js"
+import { Adapters, type DetectionDoubt } from "../../services/Adapters.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer, type MaterializeDiagnostic } from "../../services/Materializer.js"
 import { Progress } from "../../services/Progress.js"
@@ -36,7 +36,21 @@ export interface BundleAddInput {
 /** `bundle add` prints the bundle object plus what the materializer skipped or noticed. */
 export interface BundleAddResult extends BundleView {
   readonly warnings: ReadonlyArray<MaterializeDiagnostic>
+  /** Present when the detected adapter is a guess the files cast doubt on: why, and what to run instead. */
+  readonly detection?: { readonly unsure: true; readonly reason: string; readonly suggestions: ReadonlyArray<string> }
 }
+
+/** The doubt of an unsure detection as commands to copy (filesystem sources: the nested folders as bundles). */
+const detectionOf = (doubt: DetectionDoubt | undefined, source: BundleSource, given: string): BundleAddResult["detection"] =>
+  doubt === undefined
+    ? undefined
+    : {
+      unsure: true,
+      reason: doubt.reason,
+      suggestions: source.kind === "filesystem"
+        ? doubt.folders.map((folder) => `${shellCommand("akm bundle add", `${given.replace(/\/+$/, "")}/${folder}`)} --adapter ${doubt.adapter}`)
+        : []
+    }
 
 const isInterval = Schema.is(Interval)
 
@@ -144,8 +158,10 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
   // Indexed right away, so the new bundle is searchable at once (spec 02 §1).
   yield* indexBundles({ bundle: name })
   const state = (yield* (yield* IndexStore).bundles).find((s) => s.bundle === name)
+  const detection = detectionOf("doubt" in adapter ? adapter.doubt : undefined, source, input.source)
   return {
     ...bundleView(name, updated.bundles[name]!, lock.bundles[name], state?.items ?? 0, updated.defaultBundle, state),
-    warnings: materialized.diagnostics ?? []
+    warnings: materialized.diagnostics ?? [],
+    ...(detection === undefined ? {} : { detection })
   } satisfies BundleAddResult
 })

@@ -75,10 +75,14 @@ const markdownFields = (request: CreateRequest): Record<string, unknown> => {
   const fields = request.fields ?? {}
   const known = Object.fromEntries(AKM_FIELDS.filter((key) => key !== "description").map((key) => [key, fields[key]]))
   const rest = Object.fromEntries(Object.entries(fields).filter(([key]) => !AKM_FIELDS.includes(key) && key !== "title" && key !== "name").sort(([a], [b]) => (a.startsWith(SCOPE_PREFIX) === b.startsWith(SCOPE_PREFIX) ? 0 : a.startsWith(SCOPE_PREFIX) ? -1 : 1)))
-  return { description: request.description, ...known, ...rest }
+  // The title stays the item's name even when the body opens with another heading (an imported note).
+  const title = leadingHeading(request.body) === undefined || leadingHeading(request.body) === request.title.trim() ? {} : { title: request.title }
+  return { ...title, description: request.description, ...known, ...rest }
 }
 
-const titled = (request: CreateRequest): string => (request.body.trimStart().startsWith("# ") ? request.body : `# ${request.title}\n\n${request.body}`)
+const leadingHeading = (body: string): string | undefined => /^# +(.+?)[ \t]*#*[ \t]*$/m.exec(body.trimStart().split("\n")[0] ?? "")?.[1]
+
+const titled = (request: CreateRequest): string => (leadingHeading(request.body) !== undefined ? request.body : `# ${request.title}\n\n${request.body}`)
 
 const COMMENT_PREFIX: ReadonlyArray<readonly [RegExp, string]> = [
   [/\.(?:[cm]?js|[cm]?ts|jsx|tsx|go|rs|java|kt|swift|scala|cs|c|cc|cpp|h|hpp|dart|php)$/i, "//"],

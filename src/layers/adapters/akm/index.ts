@@ -9,6 +9,7 @@ import { planAkm } from "./plan.js"
 import { probeAkm } from "./probe.js"
 import { projectAkm } from "./project.js"
 import { akmOwnRules } from "./rules.js"
+import { typeNamed } from "./types.js"
 
 const own = new Set(akmOwnRules.map((rule) => rule.code))
 
@@ -38,7 +39,9 @@ export const makeAkmAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       project: (item, ctx) => projectAkm(item, ctx, book),
       lintBundle: (ctx, items) => lintAkm(ctx, items, book),
       authoring: (_bundle, target) => Effect.succeed(akmAuthoring(target)),
-      create: (request, ctx) => createAkm(request, ctx, book)
+      create: (request, ctx) => createAkm(request, ctx, book),
+      // A type akm has keeps its directory; any other format's type (OKF's Runbook, Guide …) is knowledge.
+      importType: (type) => typeNamed(type) ?? "knowledge"
     })
   )
 

@@ -1,8 +1,7 @@
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import type { FileChange } from "../../../domain/FileChange.js"
 import { parseFrontmatterStrings, type Frontmatter } from "../core/Frontmatter.js"
-import { editFrontmatter } from "../core/FrontmatterEdit.js"
-import { sha256, type RuleBook } from "../core/RuleBook.js"
+import type { RuleBook } from "../core/RuleBook.js"
 import { codePointLength, normalizeSkillName, skillNameProblems } from "./skillName.js"
 
 /**
@@ -101,15 +100,6 @@ export interface SkillCheck {
   readonly diagnostics: ReadonlyArray<Diagnostic>
 }
 
-const nameFix = (input: SkillCheckInput, name: string): ReadonlyArray<FileChange> | undefined => {
-  if (input.bundle === undefined) return undefined
-  try {
-    return [{ bundle: input.bundle, path: input.path, beforeHash: sha256(input.text), after: editFrontmatter(input.text, (fm) => fm.set("name", name)) }]
-  } catch {
-    return undefined
-  }
-}
-
 const hasWhenToUse = (description: string, phrases: ReadonlyArray<string>): boolean => {
   const lower = description.toLowerCase()
   return phrases.some((phrase) => lower.includes(phrase.toLowerCase()))
@@ -149,13 +139,9 @@ export const checkSkillMd = (input: SkillCheckInput): SkillCheck => {
       name = normalizeSkillName(raw)
       for (const problem of skillNameProblems(raw, book.limit("invalid-name", "characters"))) report("invalid-name", problem, lineOf("name"))
       if (input.dirName !== undefined && input.dirName.normalize("NFKC") !== name) {
-        const dirProblems = skillNameProblems(input.dirName, book.limit("invalid-name", "characters"))
-        report(
-          "name-directory-mismatch",
-          `directory '${input.dirName}' must match the skill name '${name}'`,
-          lineOf("name"),
-          dirProblems.length === 0 ? nameFix(input, input.dirName.normalize("NFKC")) : undefined
-        )
+        // No fix here: the name is the skill's identity, so the fix (renaming the folder) is built
+        // where the skill's files are known (skillDirectory.ts) and only ever proposed for review.
+        report("name-directory-mismatch", `directory '${input.dirName}' must match the skill name '${name}'`, lineOf("name"))
       }
     }
   }

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { FileMeta, FileUnreadable, ItemPlan, PlanResult, ProjectResult, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { headingSlug } from "../../../domain/Ref.js"
@@ -7,7 +7,8 @@ import { scanMarkdown } from "../core/Markdown.js"
 import { frontmatterDiagnostics, readMarkdown, shortParagraph } from "../core/MarkdownDocument.js"
 import { basenameOf, isMarkdownPath, withoutMarkdownExtension } from "../core/Paths.js"
 import { makeProjection, metadataHints, nameFromFile, uniqueSorted } from "../core/Projection.js"
-import type { RuleBook } from "../core/RuleBook.js"
+import { sha256, type RuleBook } from "../core/RuleBook.js"
+import type { FileChange } from "../../../domain/FileChange.js"
 import { bundleFiles, danglingDiagnostics, filesUnder, resolvedLinks, skillFileReferences } from "./fileReferences.js"
 import { checkSkillMd } from "./SkillMd.js"
 
@@ -149,7 +150,34 @@ export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: Skil
         }
       }
     )
-    return { projection, diagnostics: [...check.diagnostics, ...danglingDiagnostics(options.book, skillFile, references)], frontmatter: check.skill.frontmatter.data }
+    const checked = yield* Effect.forEach(check.diagnostics, (d) => (d.code === "name-directory-mismatch" && props.name !== undefined ? withFolderRename(d, item, ctx, props.name) : Effect.succeed(d)))
+    return { projection, diagnostics: [...checked, ...danglingDiagnostics(options.book, skillFile, references)], frontmatter: check.skill.frontmatter.data }
+  })
+
+/**
+ * The fix for a skill whose folder and name differ: move every file of the folder to a folder named
+ * like the skill, as a semantic change for review (the skill's ref changes). Never the other way:
+ * rewriting `name` would silently rename the skill. No fix when the target folder is taken, the
+ * name is no valid folder name, or a file cannot be carried over as text.
+ */
+const withFolderRename = (d: Diagnostic, item: ItemPlan, ctx: ValidateContext, name: string): Effect.Effect<Diagnostic> =>
+  Effect.gen(function* () {
+    const skillDir = item.conceptId
+    const parent = skillDir.includes("/") ? skillDir.slice(0, skillDir.lastIndexOf("/") + 1) : ""
+    const target = `${parent}${name}`
+    const hint = `${d.message}; \`akm lint --fix\` proposes renaming the folder to '${target}' for review`
+    if (!/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/.test(name) || ctx.files.some((f) => f.path === target || f.path.startsWith(`${target}/`))) return d
+    const paths = ctx.files.map((f) => f.path).filter((path) => path.startsWith(`${skillDir}/`)).sort()
+    const texts = Option.all(yield* Effect.forEach(paths, (path) => Effect.option(ctx.readText(path))))
+    if (Option.isNone(texts)) return d
+    const fix: Array<FileChange> = paths.flatMap((path, i) => {
+      const text = texts.value[i]!
+      return [
+        { bundle: ctx.bundle.name, path, beforeHash: sha256(text), delete: true as const },
+        { bundle: ctx.bundle.name, path: `${target}${path.slice(skillDir.length)}`, beforeHash: null, after: text }
+      ]
+    })
+    return { ...d, message: hint, fix, fixClass: "semantic" as const }
   })
 
 /** A markdown file inside a skill: its own item, type `reference`, linked to its skill. */
