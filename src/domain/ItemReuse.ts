@@ -12,6 +12,21 @@ export interface RememberedFile {
 export const sameFile = (a: { readonly path: string; readonly size: number; readonly mtimeMs: number }, b: { readonly path: string; readonly size: number; readonly mtimeMs: number }) =>
   a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs
 
+/** Plans are flat records of strings, numbers and string lists; anything deeper is compared as JSON. */
+const sameValue = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i])
+  return typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b)
+}
+
+/** Whether a stored plan is the plan made now (same keys in the same order, same values). */
+export const samePlan = (a: ItemPlan, b: ItemPlan): boolean => {
+  const keys = Object.keys(a)
+  const other = Object.keys(b)
+  if (keys.length !== other.length) return false
+  return keys.every((k, i) => k === other[i] && sameValue((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k]))
+}
+
 /** What else is dirty besides the files whose stat differs from the manifest: a change set's paths. */
 export interface PendingChanges {
   /** Bundle-relative paths written or deleted. */
@@ -63,7 +78,7 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
     reusable: (plan: ItemPlan, ref: string): ItemInputs | undefined => {
       const inputs = stored.get(ref)
       if (inputs === undefined || (inputs.listing && listingChanged) || inputs.read.some((p) => dirty.has(p))) return undefined
-      return JSON.stringify(inputs.plan) === JSON.stringify(plan) ? inputs : undefined
+      return samePlan(inputs.plan, plan) ? inputs : undefined
     },
     /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
     files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { Effect, Either, Layer, Option } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateContext } from "../../domain/Adapter.js"
 import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
@@ -17,7 +18,7 @@ import { IndexStore } from "../../services/IndexStore.js"
  * untouched contributes what the index kept of it instead of being projected
  * again (the reuse rule of `akm index`, R-IDX-2, with the change set's paths
  * counted as changed). The introduced findings are the difference.
- * docs/decisions/0007-incremental-validation.md explains the choice.
+ * docs/decisions/0009-incremental-validation.md explains the choice.
  */
 
 type Reusable = (plan: ItemPlan, ref: string) => ItemInputs | undefined
@@ -121,6 +122,18 @@ const introducedBy = (before: ReadonlyArray<Diagnostic>, after: ReadonlyArray<Di
   })
 }
 
+/** A digest of a validation's inputs: the bundle and adapter, every file's stat, the changes' bytes, the index run. */
+const answerKey = (info: BundleInfo, adapter: BundleAdapter, files: ReadonlyArray<FileMeta>, changes: ReadonlyArray<FileChange>, indexedAt: string | undefined): string => {
+  const digest = createHash("sha256")
+  digest.update(JSON.stringify([info.name, info.root, adapter.id, adapter.version, indexedAt ?? null]))
+  for (const f of files) digest.update(`\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.linkedTo ?? ""}`)
+  for (const c of changes) {
+    digest.update(`\u0001${c.path}\0${c.beforeHash ?? ""}\0${c.delete === true ? "delete" : ""}\0${c.mode ?? ""}\0`)
+    if (c.after !== undefined) digest.update(c.after)
+  }
+  return digest.digest("hex")
+}
+
 /** The validator over a BundleFiles and, when there is one, the index. */
 export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStore["Type"] | undefined): ChangeValidator["Type"] => {
   // The last bundle's stored inputs, kept while its index run stands: a direct write validates twice (evaluation, then engine).
@@ -131,20 +144,27 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
       if (cached?.key === key) return Effect.succeed(cached.inputs)
       return Effect.tap(store!.itemInputs(bundle), (inputs) => Effect.sync(() => void (cached = { key, inputs })))
     })
+  // The last answer, by everything it depends on: the engine validates the set the evaluation just did, on the same tree.
+  let last: { readonly key: string; readonly findings: ChangeFindings } | undefined
   return ChangeValidator.of({
     validate: (info, adapter, changes) =>
       Effect.gen(function* () {
         const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
+        const manifest = store === undefined ? undefined : yield* Effect.orElseSucceed(store.manifest(info.name), () => undefined)
+        const key = answerKey(info, adapter, walked.files, changes, manifest?.indexedAt)
+        if (last?.key === key) return last.findings
         const changed = new Set(changes.map((c) => c.path.normalize("NFC")))
         const reuse = store === undefined ? undefined : yield* storedReuse(store, inputsOf, info, adapter, walked.files, changes)
         const before = yield* treeFindings(info, adapter, files.context(info, walked.files), changed, reuse?.before)
         const after = yield* treeFindings(info, adapter, files.context(info, walked.files, changes), changed, reuse?.after)
-        return {
+        const findings: ChangeFindings = {
           introduced: [...introducedBy(before.diagnostics, after.diagnostics)].sort(compareDiagnostics),
           refs: after.refs,
           projected: before.projected + after.projected,
           incremental: reuse !== undefined
-        } satisfies ChangeFindings as ChangeFindings
+        }
+        last = { key, findings }
+        return findings
       })
   })
 }
