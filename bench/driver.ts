@@ -9,6 +9,9 @@
  *                                 then a scan alone (the adapter's share of the full build)
  *   full    {root}                delete index.db and index from scratch only (for profiling the full build)
  *   search  {root, queries, track} in-process search latency over `queries` generated queries
+ *   remember {root}               one `akm remember` into the indexed corpus: wall time and this process's peak RSS
+ *   propose  {root}               a one-file edit of an existing item, stored as a pending proposal; prints its id
+ *   accept   {root, id}           `akm proposal accept` of that proposal: wall time and peak RSS
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { ManagedRuntime } from "effect"
@@ -21,7 +24,11 @@ import { bundleAdd } from "../src/programs/bundle/add.js"
 import { curate } from "../src/programs/curate.js"
 import { indexBundles } from "../src/programs/indexBundles.js"
 import { scanBundle } from "../src/programs/scan.js"
+import { proposalAccept } from "../src/programs/proposals/accept.js"
+import { propose } from "../src/programs/proposals/propose.js"
+import { remember } from "../src/programs/remember.js"
 import { search } from "../src/programs/search.js"
+import { sha256Hex } from "../src/domain/Proposal.js"
 import { benchQueries, generateCorpus, touchOnePercent, type Corpus } from "./corpus.js"
 import { naturalLanguageSet } from "./naturalLanguage.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
@@ -109,6 +116,49 @@ const steps: Record<string, (options: Record<string, unknown>) => Promise<unknow
       const full = await runtime.runPromise(indexBundles({}))
       const used = process.cpuUsage(cpu)
       return { items: full.totals.items, ms: ms(started), cpuMs: Math.round((used.user + used.system) / 1000), peakRssMb: peakRssMb() }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  remember: async (o) => {
+    const runtime = runtimeFor(String(o.root))
+    try {
+      const started = performance.now()
+      const made = await runtime.runPromise(remember({ text: `The staging runner ${String(o.n ?? 0)} needs an allow-listed IP before deploys.`, bundle: "corpus" }))
+      return { ms: ms(started), peakRssMb: peakRssMb(), status: made.status }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  propose: async (o) => {
+    const root = String(o.root)
+    const corpus = JSON.parse(readFileSync(corpusFile(root), "utf8")) as Corpus
+    const file = corpus.paths.find((p) => p.startsWith("knowledge/") && p.endsWith(".md")) ?? corpus.paths[0]!
+    const bytes = readFileSync(join(root, "corpus", file))
+    const runtime = runtimeFor(root)
+    try {
+      const { proposal } = await runtime.runPromise(propose({
+        title: "bench: one-file edit",
+        recipe: "manual",
+        changeClass: "semantic",
+        changes: [{ bundle: "corpus", path: file, beforeHash: sha256Hex(bytes), after: `${bytes.toString("utf8")}
+One more line from the benchmark.
+` }]
+      }))
+      return { id: proposal.id, file, verdict: proposal.evaluation?.verdict }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  accept: async (o) => {
+    const runtime = runtimeFor(String(o.root))
+    try {
+      const started = performance.now()
+      const accepted = await runtime.runPromise(proposalAccept(String(o.id)))
+      return { ms: ms(started), peakRssMb: peakRssMb(), status: accepted.status }
     } finally {
       await runtime.dispose()
     }

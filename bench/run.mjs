@@ -4,7 +4,7 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality (default: all);
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes (default: all);
 //               search without index builds only the 5,000-item corpus it searches
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
 //   --large     also index a 50,000-item corpus
@@ -40,6 +40,8 @@
 //   "quality": { "curateGoldenSearch", "curateGoldenCurate" ({ ndcg, recall, mrr, noLeapfrog, composite }),
 //                "rankingBaseline": { "passed", "total", "failures" }, "naturalLanguage": { "ndcg", "recall", "decoyAbove", … } }
 //   "memory": { "items", "peakRssMb", "targetMb" } (the largest build ≤ 20,000 items)
+//   "writes": { "size", "files", "remember": { "runs", "medianMs", "maxMs", "peakRssMb", "statuses" },
+//               "accept": { … }, "targets" } (an indexed 20,000-file bundle; --quick: 200)
 //
 // The corpus, index, search and quality sections run in-process through
 // bench/driver.ts (bundled by bench/sections/driver.mjs); timings stay in ms
@@ -51,10 +53,11 @@ import { cleanupDriver } from "./sections/driver.mjs"
 import { indexRows, indexSection } from "./sections/index.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
+import { writesRows, writesSection } from "./sections/writes.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes"]
 
 const parseFlags = (argv) => {
   const flags = { runs: 20, json: false, quick: false, large: false, sections: new Set(SECTIONS), out: fileURLToPath(new URL("results.json", import.meta.url)) }
@@ -143,6 +146,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
       }
     }
     if (wanted.has("quality")) results.sections.quality = await qualitySection({ onProgress: progress })
+    if (wanted.has("writes")) results.sections.writes = await writesSection({ size: flags.quick ? 200 : 20000, runs: flags.quick ? 1 : 3, onProgress: progress })
   } finally {
     cleanupDriver()
   }
@@ -153,7 +157,7 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality } = results.sections
+  const { startup, index, search, quality, writes } = results.sections
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
@@ -167,6 +171,7 @@ if (flags.json) {
         ]),
       ...(search === undefined ? [] : [`search — ${search.items} items`, table(searchRows(search)), ""]),
       ...(quality === undefined ? [] : ["quality", table(qualityRows(quality)), ""]),
+      ...(writes === undefined ? [] : [`writes — in-process wall time of each command in a fresh process, indexed bundle of ${writes.files} files; targets ≤ 1 s`, table(writesRows(writes)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -20,4 +20,5 @@ export {
   AdaptersBuiltIn, adapterInfo, builtInRegistry, makeAdapters, registryAdapters, selectAdapter, type AdapterRegistry
 } from "./layers/adapters/registry.js"
 export { TransactionEngineLive, makeTransactionEngine } from "./layers/fs/TransactionEngine.js"
+export { ChangeValidatorIndexed, makeChangeValidator } from "./layers/validation/ChangeValidatorIndexed.js"
 export { VERSION } from "./version.js"

@@ -47,6 +47,16 @@ export interface ValidateContext {
   /** UTF-8 text of a file; fails for missing, oversized, binary or non-UTF-8 files. */
   readonly readText: (path: string) => Effect.Effect<string, FileUnreadable>
   readonly exists: (path: string) => boolean
+  /**
+   * The bundle-relative path of the real file a listed path reaches through a
+   * symbolic link, or undefined. Asks about one path, so an item that checks
+   * its own files does not depend on the whole file list (R-IDX-2).
+   */
+  readonly linkTarget?: (path: string) => string | undefined
+  /** Whether some file of the tree lies below this path: a directory probe that, like linkTarget, needs no whole listing. */
+  readonly isDirectory?: (path: string) => boolean
+  /** Bundle-relative paths of the files below a directory, sorted: a skill's own files without the whole listing. */
+  readonly filesUnder?: (dir: string) => ReadonlyArray<string>
 }
 
 /** What a probe may look at: read-only, bounded (R-AD-6). */

@@ -115,7 +115,26 @@ const tracking = (ctx: ValidateContext, own: ReadonlyArray<string>) => {
     readText: (p) => {
       read.add(path.posix.normalize(p))
       return ctx.readText(p)
-    }
+    },
+    // A directory probe is recorded as "dir/": adding or removing a file below it dirties that (ItemReuse).
+    ...(ctx.isDirectory === undefined ? {} : {
+      isDirectory: (p: string) => {
+        read.add(`${path.posix.normalize(p).replace(/\/+$/, "")}/`)
+        return ctx.isDirectory!(p)
+      }
+    }),
+    ...(ctx.filesUnder === undefined ? {} : {
+      filesUnder: (dir: string) => {
+        read.add(`${path.posix.normalize(dir).replace(/\/+$/, "")}/`)
+        return ctx.filesUnder!(dir)
+      }
+    }),
+    ...(ctx.linkTarget === undefined ? {} : {
+      linkTarget: (p: string) => {
+        read.add(path.posix.normalize(p))
+        return ctx.linkTarget!(p)
+      }
+    })
   }
   return { tracked, inputs: () => ({ read: [...read].sort(), listing: seen.listing }) }
 }

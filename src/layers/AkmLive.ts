@@ -11,6 +11,7 @@ import { CrashPointsNone } from "./fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
+import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
 import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "./sqlite/ProposalStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
@@ -46,11 +47,13 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     ProposalStoreSqlite,
     TokenizerGpt,
     LogStoreSqlite,
-    IndexStoreSqlite,
     MaterializerLive,
     TransactionEngineLive,
     ItemProjectorWorkers({ script: options.projectorWorker })
   ).pipe(
+    // The engine and the proposal evaluation validate through the index (ChangeValidator).
+    Layer.provideMerge(ChangeValidatorIndexed),
+    Layer.provideMerge(IndexStoreSqlite),
     Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),
     Layer.provideMerge(options.crashPoints ?? CrashPointsNone),

@@ -1,9 +1,9 @@
 import { Clock, Effect } from "effect"
 import * as path from "node:path"
-import type { BundleAdapter, FileMeta, ItemPlan } from "../domain/Adapter.js"
+import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
-import type { ItemInputs } from "../domain/ItemProjection.js"
+import { reusableItems, sameFile } from "../domain/ItemReuse.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
@@ -62,8 +62,6 @@ export interface IndexResult {
 
 const NO_DIAGNOSTICS: DiagnosticCounts = { error: 0, warning: 0, info: 0 }
 
-const sameFile = (a: FileMeta, b: { readonly path: string; readonly size: number; readonly mtimeMs: number }) => a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs
-
 /**
  * Why a bundle must be rescanned, or undefined when the walk matches the
  * manifest exactly (same adapter and version, same paths, sizes and mtimes).
@@ -97,40 +95,6 @@ export const rescanReason = (
 }
 
 const FILES_CHANGED = "files changed"
-
-/**
- * What an incremental scan may keep unread (R-IDX-2): an item planned as
- * before whose stored inputs (every file its projection read or probed) are
- * all unchanged since the manifest, and, when it looked at the whole file
- * list, no file was added or removed anywhere.
- */
-const reusableItems = (manifest: BundleManifest, files: ReadonlyArray<FileMeta>, stored: ReadonlyMap<string, ItemInputs>) => {
-  const before = new Map(manifest.files.map((f) => [f.path, f] as const))
-  const dirty = new Set<string>()
-  let listingChanged = false
-  const now = new Set<string>()
-  for (const f of files) {
-    now.add(f.path)
-    const was = before.get(f.path)
-    if (was === undefined) listingChanged = true
-    if (was === undefined || !sameFile(f, was)) dirty.add(f.path)
-  }
-  for (const f of manifest.files) {
-    if (now.has(f.path)) continue
-    dirty.add(f.path)
-    listingChanged = true
-  }
-  return {
-    reusable: (plan: ItemPlan, ref: string): ItemInputs | undefined => {
-      const inputs = stored.get(ref)
-      if (inputs === undefined || (inputs.listing && listingChanged) || inputs.read.some((p) => dirty.has(p))) return undefined
-      return JSON.stringify(inputs.plan) === JSON.stringify(plan) ? inputs : undefined
-    },
-    /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
-    files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],
-    hash: (file: string): string | undefined => before.get(file)?.hash
-  }
-}
 
 /** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash (keyed by absolute path). */
 const manifestFiles = (root: string, files: ReadonlyArray<FileMeta>, single: ReadonlyMap<string, string>) => {

@@ -1,5 +1,6 @@
 export * from "./Adapters.js"
 export * from "./BundleFiles.js"
+export * from "./ChangeValidator.js"
 export * from "./CrashPoints.js"
 export * from "./Embeddings.js"
 export * from "./IndexStore.js"

@@ -29,6 +29,7 @@ interface Results {
     readonly search: { readonly inProcess: { readonly queries: number; readonly p50Ms: number; readonly p95Ms: number }; readonly cli: { readonly ratio: number } }
     readonly quality: { readonly naturalLanguage?: { readonly queries: number; readonly ndcg: number }; readonly rankingBaseline?: { readonly passed: number; readonly total: number } }
     readonly memory: { readonly peakRssMb: number }
+    readonly writes: { readonly files: number; readonly remember: { readonly medianMs: number; readonly peakRssMb: number; readonly statuses: ReadonlyArray<string> }; readonly accept: { readonly medianMs: number; readonly statuses: ReadonlyArray<string> } }
   }
 }
 
@@ -41,7 +42,7 @@ describe("npm run bench", () => {
   it("writes the start-up section of a --quick run to --out", async () => {
     await runAkm(["--version"]) // builds dist/ under the test suite's build lock when it is missing or stale
     const file = join(out, "results.json")
-    const run = await promisify(execFile)(process.execPath, ["bench/run.mjs", "--quick", "--out", file], { cwd: repoRoot, encoding: "utf8", timeout: 170_000 })
+    const run = await promisify(execFile)(process.execPath, ["bench/run.mjs", "--quick", "--out", file], { cwd: repoRoot, encoding: "utf8", timeout: 200_000 })
     expect(run.stdout).toContain("akm bundle list")
     expect(run.stdout).toContain("in-process p50")
 
@@ -73,5 +74,9 @@ describe("npm run bench", () => {
     expect(Number.isFinite(search.inProcess.p50Ms) && Number.isFinite(search.cli.ratio)).toBe(true)
     expect(quality.naturalLanguage?.queries).toBeGreaterThan(40)
     expect(memory.peakRssMb).toBeGreaterThan(0)
-  }, 180_000)
+    // remember and accept on an indexed bundle (issue 13 item 3), 200 files in a quick run.
+    const { writes } = results.sections
+    expect(writes).toMatchObject({ files: 200, remember: { statuses: ["accepted"] }, accept: { statuses: ["accepted"] } })
+    expect(writes.remember.medianMs > 0 && writes.accept.medianMs > 0 && writes.remember.peakRssMb > 0).toBe(true)
+  }, 210_000)
 })

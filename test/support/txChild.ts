@@ -13,6 +13,7 @@ import { Effect, Layer } from "effect"
 import { AdaptersBuiltIn } from "../../src/layers/adapters/registry.js"
 import { BundleFilesNode } from "../../src/layers/fs/BundleFilesNode.js"
 import { TransactionEngineLive } from "../../src/layers/fs/TransactionEngine.js"
+import { ChangeValidatorFull } from "../../src/layers/validation/ChangeValidatorIndexed.js"
 import { WorkspaceConfigLive } from "../../src/layers/fs/WorkspaceConfigFile.js"
 import { makeStateStore } from "../../src/layers/sqlite/StateStoreSqlite.js"
 import { Transaction, type ApplyRequest, type RevertRequest } from "../../src/services/Transaction.js"
@@ -56,6 +57,7 @@ const program = Effect.gen(function* () {
 const layer = TransactionEngineLive.pipe(
   Layer.provide(AdaptersBuiltIn),
   Layer.provide(CrashPointsFromEnv),
+  Layer.provide(ChangeValidatorFull),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(WorkspaceConfigLive(spec.workspace))
 )

@@ -11,6 +11,7 @@ import { AdaptersBuiltIn } from "../../src/layers/adapters/registry.js"
 import { BundleFilesNode } from "../../src/layers/fs/BundleFilesNode.js"
 import { CrashPointsNone } from "../../src/layers/fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "../../src/layers/fs/TransactionEngine.js"
+import { ChangeValidatorFull } from "../../src/layers/validation/ChangeValidatorIndexed.js"
 import { WorkspaceConfigLive } from "../../src/layers/fs/WorkspaceConfigFile.js"
 import { Transaction } from "../../src/services/Transaction.js"
 import type { ChildOp, ChildSpec } from "./txChild.js"
@@ -130,6 +131,7 @@ export const engineLayer = (ws: TxWorkspace) =>
   TransactionEngineLive.pipe(
     Layer.provide(AdaptersBuiltIn),
     Layer.provide(CrashPointsNone),
+    Layer.provide(ChangeValidatorFull),
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(WorkspaceConfigLive({ configDir: ws.configDir, dataDir: ws.dataDir, cacheDir: ws.cacheDir }))
   )

@@ -323,6 +323,15 @@ const sha256Of = (bytes: Uint8Array): Buffer => hash("sha256", bytes, "buffer")
 /** Digests of the on-disk files a context has read, so hashing an item needs no second read (WeakMap: freed with the context). */
 const readDigests = new WeakMap<ValidateContext, Map<string, FileDigest>>()
 
+/** Every directory that holds a listed file, bundle-relative ("a", "a/b"). */
+const directoriesOf = (files: ReadonlyArray<FileMeta>): ReadonlySet<string> => {
+  const dirs = new Set<string>()
+  for (const { path: p } of files) {
+    for (let at = p.indexOf("/"); at !== -1; at = p.indexOf("/", at + 1)) dirs.add(p.slice(0, at))
+  }
+  return dirs
+}
+
 const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay: ReadonlyArray<FileChange> = []): ValidateContext => {
   const byPath = new Map(files.map((f) => [f.path, f] as const))
   const pending = new Map<string, Overlaid>()
@@ -339,6 +348,8 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
   }
   const listed = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   let realRoot: string | undefined
+  let directories: ReadonlySet<string> | undefined
+  let below: Map<string, Array<string>> | undefined
   const digests = new Map<string, FileDigest>()
   const readText = (requested: string): Effect.Effect<string, FileUnreadable> =>
     Effect.sync(() => {
@@ -369,6 +380,32 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
     exists: (requested) => {
       const relative = safeRelative(requested)
       return relative !== undefined && byPath.has(relative)
+    },
+    filesUnder: (requested) => {
+      const relative = safeRelative(requested)
+      if (relative === undefined) return []
+      if (below === undefined) {
+        below = new Map()
+        for (const { path: p } of listed) {
+          for (let at = p.indexOf("/"); at !== -1; at = p.indexOf("/", at + 1)) {
+            const dir = p.slice(0, at)
+            const list = below.get(dir)
+            if (list === undefined) below.set(dir, [p])
+            else list.push(p)
+          }
+        }
+      }
+      return below.get(relative) ?? []
+    },
+    isDirectory: (requested) => {
+      const relative = safeRelative(requested)
+      if (relative === undefined) return false
+      directories ??= directoriesOf(listed)
+      return directories.has(relative)
+    },
+    linkTarget: (requested) => {
+      const relative = safeRelative(requested)
+      return relative === undefined ? undefined : byPath.get(relative)?.linkedTo
     },
     readText
   }

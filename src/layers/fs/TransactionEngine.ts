@@ -7,6 +7,7 @@ import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
+import { ChangeValidator } from "../../services/ChangeValidator.js"
 import { CrashPoints } from "../../services/CrashPoints.js"
 import {
   StaleBeforeHash,
@@ -68,6 +69,8 @@ export interface EngineOptions {
   readonly leaseMaxAgeMillis?: number
   /** The fault-injecting seam (default: none). */
   readonly crashPoints?: CrashPoints["Type"]
+  /** Step 5's validator (default: the touched items' own findings, read through `files`). */
+  readonly validator?: ChangeValidator["Type"]
 }
 
 type Refusal = TransactionRefused | StaleBeforeHash
@@ -285,7 +288,10 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
         const errors: Array<Diagnostic> = []
         for (const bundle of bundles.values()) {
           const changes = request.changes.filter((c) => c.bundle === bundle.name)
-          errors.push(...(yield* newErrors(options.files, { name: bundle.name, root: bundle.root, writable: bundle.writable }, bundle.adapter, changes)))
+          const info = { name: bundle.name, root: bundle.root, writable: bundle.writable }
+          errors.push(...(options.validator === undefined
+            ? yield* newErrors(options.files, info, bundle.adapter, changes)
+            : (yield* options.validator.validate(info, bundle.adapter, changes)).introduced.filter((d) => d.severity === "error")))
         }
         if (errors.length > 0) return yield* new ValidationFailed({ diagnostics: errors, hint: "the changed files would not validate; fix the listed problems in the change — nothing was written" })
       }
@@ -510,6 +516,7 @@ export const TransactionEngineLive = Layer.effect(
     const adapters = yield* Adapters
     const files = yield* BundleFiles
     const crashPoints = yield* CrashPoints
-    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files, crashPoints })
+    const validator = yield* ChangeValidator
+    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files, crashPoints, validator })
   })
 )

@@ -12,6 +12,7 @@ import { CrashPointsNone } from "../fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "../fs/TransactionEngine.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
 import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
+import { ChangeValidatorIndexed } from "../validation/ChangeValidatorIndexed.js"
 import { ItemProjectorInProcess } from "../projector/ItemProjectorWorkers.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
@@ -40,7 +41,9 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, IndexStoreMiniSearch, MaterializerLive, TransactionEngineLive, ItemProjectorInProcess).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, ItemProjectorInProcess).pipe(
+  Layer.provideMerge(ChangeValidatorIndexed),
+  Layer.provideMerge(IndexStoreMiniSearch),
   Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
   Layer.provideMerge(CrashPointsNone),

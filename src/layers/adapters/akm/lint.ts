@@ -39,6 +39,24 @@ const refProblem = (ref: string, bundle: string, known: ReadonlyMap<string, Lint
     return undefined
   })
 
+/**
+ * Key lines of a file's frontmatter, by its text: a write runs the bundle
+ * rules on the tree before and after, in the evaluation and again in the
+ * engine, then the index refresh runs them once more, each reading the same
+ * files with broken refs. Bounded: cleared when it holds 4,096 texts.
+ */
+const keyLinesByText = new Map<string, Readonly<Record<string, number>>>()
+
+const keyLinesOf = (text: string): Readonly<Record<string, number>> => {
+  let lines = keyLinesByText.get(text)
+  if (lines === undefined) {
+    if (keyLinesByText.size >= 4096) keyLinesByText.clear()
+    lines = parseFrontmatter(text).keyLines
+    keyLinesByText.set(text, lines)
+  }
+  return lines
+}
+
 /** `broken-ref` for `xrefs` and `supersededBy` entries that name nothing (R-REF-3: short refs mean this bundle). */
 export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
   Effect.gen(function* () {
@@ -66,7 +84,7 @@ export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Eff
       }
       if (problems.length === 0) continue
       const path = plan.files[0]!
-      const keyLines = parseFrontmatter(yield* Effect.orElseSucceed(ctx.readText(path), () => "")).keyLines
+      const keyLines = keyLinesOf(yield* Effect.orElseSucceed(ctx.readText(path), () => ""))
       for (const [key, problem] of problems) out.push(...book.report("broken-ref", path, `\`${key}\` ${problem}`, { line: keyLines[key] }))
     }
     return out

@@ -96,12 +96,13 @@ const projectMarkdown = (path: string, type: string, text: string, ctx: Validate
     diagnostics.push(...workflowDiagnostics(path, shape, book, () => "invalid-workflow-structure"))
     hints = workflowHints(shape)
   }
-  const dirs = directoriesOf(ctx.files)
+  // Asked per target when the context can: reading ctx.files makes the item depend on the whole listing (R-IDX-2).
+  const isDirectory = ctx.isDirectory ?? ((target: string) => directoriesOf(ctx.files).has(target))
   const links: Array<string> = []
   for (const link of doc.scan.links) {
     const target = resolveLinkPath(path, link.target)
     if (target === undefined) continue
-    if (ctx.exists(target) || dirs.has(target)) links.push(linkIdOf(target))
+    if (ctx.exists(target) || isDirectory(target)) links.push(linkIdOf(target))
     else diagnostics.push(...book.report("dangling-link", path, `${link.target} points at ${target}, which does not exist`, { line: link.line }))
   }
   const signals = akmSignals(data)

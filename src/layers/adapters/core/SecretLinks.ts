@@ -22,10 +22,10 @@ const linkTargets = (ctx: ValidateContext): ReadonlyMap<string, string> => {
  * bytes must not be read as knowledge (R-DB-2).
  */
 const linkToSecret = (item: ItemPlan, ctx: ValidateContext, adapter: string): string | undefined => {
-  const targets = linkTargets(ctx)
-  if (targets.size === 0) return undefined
+  // Asked per file when the context can: reading ctx.files makes the item depend on the whole listing (R-IDX-2).
+  const targetOf = ctx.linkTarget ?? ((file: string) => linkTargets(ctx).get(file))
   return item.files.find((file) => {
-    const target = targets.get(file)
+    const target = targetOf(file)
     return target !== undefined && secretKindOfPath(target) !== undefined && secretKindOfPath(file, adapter) === undefined
   })
 }

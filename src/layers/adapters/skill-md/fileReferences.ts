@@ -107,6 +107,9 @@ const fileSets = new WeakMap<ReadonlyArray<FileMeta>, FileSet>()
 
 /** The bundle's files and directories, built once per file list. */
 export const bundleFiles = (ctx: ValidateContext): FileSet => {
+  // Asked per path when the context can: reading ctx.files makes the item depend on the whole listing (R-IDX-2).
+  const isDirectory = ctx.isDirectory
+  if (isDirectory !== undefined) return { has: (path) => ctx.exists(path) || isDirectory(path) }
   const known = fileSets.get(ctx.files)
   if (known !== undefined) return known
   const made = fileSetOf(ctx.files.map((f) => f.path))
@@ -123,6 +126,7 @@ const filesByDirectory = new WeakMap<ReadonlyArray<FileMeta>, Map<string, Array<
  * quadratic in bundle size.
  */
 export const filesUnder = (ctx: ValidateContext, dir: string): ReadonlyArray<string> => {
+  if (ctx.filesUnder !== undefined && dir !== "") return ctx.filesUnder(dir)
   let index = filesByDirectory.get(ctx.files)
   if (index === undefined) {
     index = new Map()

@@ -1,0 +1,87 @@
+import type { FileMeta, ItemPlan } from "./Adapter.js"
+import type { ItemInputs } from "./ItemProjection.js"
+
+/** A file as the index manifest remembers it (services/IndexStore ManifestFile, structurally). */
+export interface RememberedFile {
+  readonly path: string
+  readonly size: number
+  readonly mtimeMs: number
+  readonly hash?: string | undefined
+}
+
+export const sameFile = (a: { readonly path: string; readonly size: number; readonly mtimeMs: number }, b: { readonly path: string; readonly size: number; readonly mtimeMs: number }) =>
+  a.path === b.path && a.size === b.size && a.mtimeMs === b.mtimeMs
+
+/** Plans are flat records of strings, numbers and string lists; anything deeper is compared as JSON. */
+const sameValue = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i])
+  return typeof a === "object" && typeof b === "object" && JSON.stringify(a) === JSON.stringify(b)
+}
+
+/** Whether a stored plan is the plan made now (same keys in the same order, same values). */
+export const samePlan = (a: ItemPlan, b: ItemPlan): boolean => {
+  const keys = Object.keys(a)
+  const other = Object.keys(b)
+  if (keys.length !== other.length) return false
+  return keys.every((k, i) => k === other[i] && sameValue((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k]))
+}
+
+/** What else is dirty besides the files whose stat differs from the manifest: a change set's paths. */
+export interface PendingChanges {
+  /** Bundle-relative paths written or deleted. */
+  readonly paths: ReadonlyArray<string>
+  /** Paths that come into existence or go away (a file added or removed changes the listing). */
+  readonly listed: ReadonlyArray<string>
+}
+
+/** "a/b/c.md" → "a/", "a/b/": what a directory probe of an item records (see ItemProjection tracking). */
+const ancestors = (file: string): ReadonlyArray<string> => {
+  const parts = file.split("/")
+  const out: Array<string> = []
+  for (let i = 1; i < parts.length; i++) out.push(`${parts.slice(0, i).join("/")}/`)
+  return out
+}
+
+/**
+ * What an incremental scan may keep unread (R-IDX-2): an item planned as
+ * before whose stored inputs (every file its projection read or probed) are
+ * all unchanged since the manifest, and, when it looked at the whole file
+ * list, no file was added or removed anywhere. A file added or removed also
+ * dirties its directories, for items that asked whether one exists.
+ * `pending` lays a change set over the walk (validation of a proposal): its
+ * paths are dirty too. Used by `akm index` and by change validation alike.
+ */
+export const reusableItems = (manifest: { readonly files: ReadonlyArray<RememberedFile> }, files: ReadonlyArray<FileMeta>, stored: ReadonlyMap<string, ItemInputs>, pending?: PendingChanges) => {
+  const before = new Map(manifest.files.map((f) => [f.path, f] as const))
+  const dirty = new Set<string>()
+  let listingChanged = false
+  const listed = (p: string) => {
+    listingChanged = true
+    for (const dir of ancestors(p)) dirty.add(dir)
+  }
+  const now = new Set<string>()
+  for (const f of files) {
+    now.add(f.path)
+    const was = before.get(f.path)
+    if (was === undefined) listed(f.path)
+    if (was === undefined || !sameFile(f, was)) dirty.add(f.path)
+  }
+  for (const f of manifest.files) {
+    if (now.has(f.path)) continue
+    dirty.add(f.path)
+    listed(f.path)
+  }
+  for (const p of pending?.paths ?? []) dirty.add(p)
+  for (const p of pending?.listed ?? []) listed(p)
+  return {
+    reusable: (plan: ItemPlan, ref: string): ItemInputs | undefined => {
+      const inputs = stored.get(ref)
+      if (inputs === undefined || (inputs.listing && listingChanged) || inputs.read.some((p) => dirty.has(p))) return undefined
+      return samePlan(inputs.plan, plan) ? inputs : undefined
+    },
+    /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
+    files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],
+    hash: (file: string): string | undefined => before.get(file)?.hash
+  }
+}
