@@ -81,6 +81,24 @@ const validationMessage = (error: ValidationError.ValidationError): string => {
   return "invalid command line"
 }
 
+/**
+ * @effect/cli's own parse messages, as plain English sentences: they reach
+ * users only for what argvCheck.ts leaves to it (a missing argument or
+ * required option, an extra argument).
+ */
+export const usageMessage = (detail: string): string => {
+  const text = detail
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join("; ")
+    .replace(/^Expected to find option: '([^']+)'/, "missing required option $1")
+    .replace(/^Missing argument </, "missing argument <")
+    .replace(/^Received unknown argument: '([^']*)'/, "unexpected argument '$1'")
+    .replace(/is not a integer/g, "is not an integer")
+  return text.charAt(0).toLowerCase() + text.slice(1)
+}
+
 /** Maps how the run ended to its report: failures, defects (70) and interruption (130). */
 export const reportCause = (cause: Cause.Cause<unknown>): ErrorReport => {
   const failure = Cause.failureOption(cause)

@@ -1,5 +1,7 @@
 import * as Options from "@effect/cli/Options"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
+import { UsageError } from "../domain/Errors.js"
+import { MAX_LIMIT } from "../domain/Search.js"
 
 export const FORMATS = ["text", "json", "jsonl", "yaml", "md", "html"] as const
 export type Format = (typeof FORMATS)[number]
@@ -66,5 +68,15 @@ export const hoistGlobalOptions = (argv: ReadonlyArray<string>): ReadonlyArray<s
       i++
     } else break
   }
-  return leading.length === 0 || i >= argv.length ? argv : [...argv.slice(i), ...leading]
+  if (leading.length === 0 || i >= argv.length) return argv
+  // Before a `--`: what follows it is arguments only.
+  const rest = argv.slice(i)
+  const end = rest.indexOf("--")
+  return end < 0 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)]
 }
+
+/** `--limit` of any command: 1 to MAX_LIMIT, or a usage error naming the range (spec 04 §3). */
+export const checkLimitRange = (limit: number | undefined): Effect.Effect<void, UsageError> =>
+  limit === undefined || (limit >= 1 && limit <= MAX_LIMIT)
+    ? Effect.void
+    : Effect.fail(new UsageError({ message: `--limit must be between 1 and ${MAX_LIMIT}, not ${limit}`, hint: `e.g. --limit 10` }))

@@ -143,6 +143,6 @@ const create = Command.make(
 ).pipe(Command.withDescription("Make a proposal by hand from local files, for review. Example: akm proposal new --bundle notes --file guides/setup.md=@./draft.md --title \"Setup guide\""))
 
 export const proposalCommand = Command.make("proposal").pipe(
-  Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal."),
+  Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal. Example: akm proposal list --status pending"),
   Command.withSubcommands([list, show, diff, accept, reject, revert, create])
 )
