@@ -16,6 +16,7 @@ import { bundleExportCommand } from "./bundleExport.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
 import { callerContext, runCommand } from "./run.js"
+import { plural } from "../domain/Plural.js"
 
 const name = Args.text({ name: "name" }).pipe(Args.withDescription("the bundle's name"))
 const adapter = Options.text("adapter").pipe(Options.withDescription("the adapter to use (default: detected from the files)"), Options.optional)
@@ -29,7 +30,7 @@ const bundleText = (b: BundleView, s: Style): string =>
     ["root", b.root ?? "-"],
     ["revision", b.revision ?? "-"],
     ["items", String(b.items)],
-    ["diagnostics", `${b.diagnostics.error} errors, ${b.diagnostics.warning} warnings`],
+    ["diagnostics", `${plural(b.diagnostics.error, "error")}, ${plural(b.diagnostics.warning, "warning")}`],
     ...(b.refresh === undefined ? [] : [["refresh", `every ${b.refresh}`]]),
     ...(b.partial === true ? [["partial", s.yellow("yes — the snapshot hit a crawl limit")]] : []),
     ...(b.stale === undefined ? [] : [["stale", s.yellow(`${b.stale.reason} (since ${b.stale.since})`)]])
@@ -95,7 +96,7 @@ const add = Command.make(
 const updateText = (r: BundleUpdateResult, s: Style): string => {
   const short = (revision: string | null) => (revision === null ? "-" : revision.length > 12 && /^[0-9a-f]+$/.test(revision) ? revision.slice(0, 12) : revision)
   const lines = [
-    ...r.updated.map((u) => `${s.green("✓")} ${u.name}  ${u.from === u.to ? "reindexed" : `${short(u.from)} → ${short(u.to)}`}  ${s.dim(`${u.items} items`)}${u.partial === true ? s.yellow(" (partial)") : ""}`),
+    ...r.updated.map((u) => `${s.green("✓")} ${u.name}  ${u.from === u.to ? "reindexed" : `${short(u.from)} → ${short(u.to)}`}  ${s.dim(plural(u.items, "item"))}${u.partial === true ? s.yellow(" (partial)") : ""}`),
     ...r.upToDate.map((u) => `${s.dim("·")} ${u.name}  up to date ${s.dim(short(u.revision))}`),
     ...r.failed.map((f) => `${s.red("✗")} ${f.name}  ${f.reason}${f.kept === null ? "" : s.dim(` (keeping ${short(f.kept)})`)}`),
     ...r.notDue.map((n) => `${s.dim("·")} ${n.name}  ${s.dim(`not due until ${n.dueAt}`)}`)

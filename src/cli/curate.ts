@@ -9,6 +9,7 @@ import { eventSource } from "./eventSource.js"
 import { checkLimitRange, globalOptions } from "./options.js"
 import type { View } from "./render.js"
 import { runCommand } from "./run.js"
+import { plural } from "../domain/Plural.js"
 
 /** Full items print their text under a header; cards one line each with the command that opens them. */
 export const curateView: View<CurateResult> = {
@@ -18,7 +19,7 @@ export const curateView: View<CurateResult> = {
       : [
         ...r.items.flatMap((item) =>
           item.level === "full"
-            ? [s.bold(`## ${item.name}  ${s.dim(`${item.type ?? "item"}  ${item.ref}  ${item.tokens} tokens`)}`), "", item.content ?? "", ""]
+            ? [s.bold(`## ${item.name}  ${s.dim(`${item.type ?? "item"}  ${item.ref}  ${plural(item.tokens, "token")}`)}`), "", item.content ?? "", ""]
             : [`- ${s.bold(item.name)} ${s.dim(`(${item.type ?? "item"})`)}${item.description === null ? "" : `: ${item.description}`}  ${s.dim(`→ ${item.next}`)}`]),
         "",
         s.dim(`${r.tokens} of ${r.budget} tokens, ${r.items.filter((i) => i.level === "full").length} in full, ${r.items.filter((i) => i.level === "card").length} as cards`)

@@ -51,6 +51,14 @@ const field = (error: unknown, key: string): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
+/**
+ * A last guard for text meant for people: @effect/platform's error prefix
+ * (`NotFound: FileSystem.stat (/x): `) and requirement ids (`(R-AD-4)`) are
+ * internal and never reach users; programs should already word their errors.
+ */
+export const withoutInternals = (text: string): string =>
+  text.replace(/\b[A-Za-z]+: [A-Z][A-Za-z]+\.[a-zA-Z]+ \([^)]*\): /g, "").replace(/ ?\(R-[A-Z]+-\d+\)/g, "")
+
 /** Maps one typed failure to its report. */
 export const reportError = (error: unknown): ErrorReport => {
   if (ValidationError.isValidationError(error)) {
@@ -69,8 +77,8 @@ export const reportError = (error: unknown): ErrorReport => {
   return {
     exit: row.exit,
     code: row.code,
-    message: (error instanceof Error ? error.message : undefined) || field(error, "message") || tag!,
-    hint: field(error, "hint") ?? ""
+    message: withoutInternals((error instanceof Error ? error.message : undefined) || field(error, "message") || tag!),
+    hint: withoutInternals(field(error, "hint") ?? "")
   }
 }
 
