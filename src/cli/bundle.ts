@@ -69,7 +69,7 @@ const add = Command.make(
     ref: Options.text("ref").pipe(Options.withDescription("git branch, tag or commit to install (default: HEAD)"), Options.optional),
     website: Options.boolean("website").pipe(Options.withDescription("crawl the https:// URL as a website snapshot instead of cloning it")),
     allowInsecure: Options.boolean("allow-insecure").pipe(Options.withDescription("allow a website or git repository over plain http:// (saved in config.yaml, so updates repeat it)")),
-    refresh: Options.text("refresh").pipe(Options.withDescription("how often `akm bundle update --due` refreshes it: 30m, 12h, 7d, 2w"), Options.optional),
+    refresh: Options.text("refresh").pipe(Options.withPseudoName("interval"), Options.withDescription("how often `akm bundle update --due` refreshes it: 30m, 12h, 7d, 2w"), Options.optional),
     ...globalOptions
   },
   (o) =>

@@ -70,6 +70,11 @@ export const runCli = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stderr.write(renderError(format, { exit: ExitCode.usage, code: "usage", message: checked.message, hint: checked.hint }, stderrStyle))
     return ExitCode.usage
   }
+  if (checked.command.path.length === 0) {
+    // Only `akm --version` passes the check without a command.
+    process.stdout.write(`${VERSION}\n`)
+    return ExitCode.ok
+  }
   const captured: Array<string> = []
   const program = cli(["node", "akm", ...hoisted]).pipe(
     Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: false })))

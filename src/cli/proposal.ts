@@ -135,7 +135,7 @@ const create = Command.make(
   "new",
   {
     bundle: Options.text("bundle").pipe(Options.withDescription("the bundle the files belong to")),
-    file: Options.text("file").pipe(Options.withDescription("path=@local-file: write the local file's bytes to this bundle path (repeatable)"), Options.repeated),
+    file: Options.text("file").pipe(Options.withPseudoName("path=@file"), Options.withDescription("path=@local-file: write the local file's bytes to this bundle path (repeatable)"), Options.repeated),
     title: Options.text("title").pipe(Options.withDescription("what the proposal does")),
     ...globalOptions
   },
