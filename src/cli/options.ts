@@ -1,7 +1,5 @@
 import * as Options from "@effect/cli/Options"
-import { Effect, Option } from "effect"
-import { UsageError } from "../domain/Errors.js"
-import { MAX_LIMIT } from "../domain/Search.js"
+import { Option } from "effect"
 
 export const FORMATS = ["text", "json", "jsonl", "yaml", "md", "html"] as const
 export type Format = (typeof FORMATS)[number]
@@ -74,9 +72,3 @@ export const hoistGlobalOptions = (argv: ReadonlyArray<string>): ReadonlyArray<s
   const end = rest.indexOf("--")
   return end < 0 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)]
 }
-
-/** `--limit` of any command: 1 to MAX_LIMIT, or a usage error naming the range (spec 04 §3). */
-export const checkLimitRange = (limit: number | undefined): Effect.Effect<void, UsageError> =>
-  limit === undefined || (limit >= 1 && limit <= MAX_LIMIT)
-    ? Effect.void
-    : Effect.fail(new UsageError({ message: `--limit must be between 1 and ${MAX_LIMIT}, not ${limit}`, hint: `e.g. --limit 10` }))
