@@ -16,6 +16,7 @@ import { bundleExportCommand } from "./bundleExport.js"
 import { globalOptions } from "./options.js"
 import { forTerminal, styleFor, table, type Style, type View } from "./render.js"
 import { callerContext, runCommand } from "./run.js"
+import { plural } from "../domain/Plural.js"
 
 const name = Args.text({ name: "name" }).pipe(Args.withDescription("the bundle's name"))
 const adapter = Options.text("adapter").pipe(Options.withDescription("the adapter to use (default: detected from the files)"), Options.optional)
@@ -29,7 +30,7 @@ const bundleText = (b: BundleView, s: Style): string =>
     ["root", b.root ?? "-"],
     ["revision", b.revision ?? "-"],
     ["items", String(b.items)],
-    ["diagnostics", `${b.diagnostics.error} errors, ${b.diagnostics.warning} warnings`],
+    ["diagnostics", `${plural(b.diagnostics.error, "error")}, ${plural(b.diagnostics.warning, "warning")}`],
     ...(b.refresh === undefined ? [] : [["refresh", `every ${b.refresh}`]]),
     ...(b.partial === true ? [["partial", s.yellow("yes — the snapshot hit a crawl limit")]] : []),
     ...(b.stale === undefined ? [] : [["stale", s.yellow(`${b.stale.reason} (since ${b.stale.since})`)]])
@@ -80,7 +81,7 @@ const add = Command.make(
     ref: Options.text("ref").pipe(Options.withDescription("git branch, tag or commit to install (default: HEAD)"), Options.optional),
     website: Options.boolean("website").pipe(Options.withDescription("crawl the https:// URL as a website snapshot instead of cloning it")),
     allowInsecure: Options.boolean("allow-insecure").pipe(Options.withDescription("allow a website or git repository over plain http:// (saved in config.yaml, so updates repeat it)")),
-    refresh: Options.text("refresh").pipe(Options.withDescription("how often `akm bundle update --due` refreshes it: 30m, 12h, 7d, 2w"), Options.optional),
+    refresh: Options.text("refresh").pipe(Options.withPseudoName("interval"), Options.withDescription("how often `akm bundle update --due` refreshes it: 30m, 12h, 7d, 2w"), Options.optional),
     ...globalOptions
   },
   (o) =>
@@ -107,7 +108,7 @@ const add = Command.make(
 const updateText = (r: BundleUpdateResult, s: Style): string => {
   const short = (revision: string | null) => (revision === null ? "-" : revision.length > 12 && /^[0-9a-f]+$/.test(revision) ? revision.slice(0, 12) : revision)
   const lines = [
-    ...r.updated.map((u) => `${s.green("✓")} ${u.name}  ${u.from === u.to ? "reindexed" : `${short(u.from)} → ${short(u.to)}`}  ${s.dim(`${u.items} items`)}${u.partial === true ? s.yellow(" (partial)") : ""}`),
+    ...r.updated.map((u) => `${s.green("✓")} ${u.name}  ${u.from === u.to ? "reindexed" : `${short(u.from)} → ${short(u.to)}`}  ${s.dim(plural(u.items, "item"))}${u.partial === true ? s.yellow(" (partial)") : ""}`),
     ...r.upToDate.map((u) => `${s.dim("·")} ${u.name}  up to date ${s.dim(short(u.revision))}`),
     ...r.failed.map((f) => `${s.red("✗")} ${f.name}  ${f.reason}${f.kept === null ? "" : s.dim(` (keeping ${short(f.kept)})`)}`),
     ...r.notDue.map((n) => `${s.dim("·")} ${n.name}  ${s.dim(`not due until ${n.dueAt}`)}`)

@@ -27,8 +27,8 @@ export const bundleExportCommand = Command.make(
   "export",
   {
     source: Args.text({ name: "website-bundle" }).pipe(Args.withDescription("the website-snapshot bundle to export pages from")),
-    to: Options.text("to").pipe(Options.withDescription("the writable bundle the pages become items of (akm, okf, …)")),
-    pages: Options.text("pages").pipe(
+    to: Options.text("to").pipe(Options.withPseudoName("bundle"), Options.withDescription("the writable bundle the pages become items of (akm, okf, …)")),
+    pages: Options.text("pages").pipe(Options.withPseudoName("glob"), 
       Options.withDescription("a glob over the page path (guide/*.md) or the URL path (/guide/**); repeat it for several (default: every page)"),
       Options.repeated
     ),

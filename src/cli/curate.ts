@@ -1,13 +1,16 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Option } from "effect"
+import { Effect, Option } from "effect"
 import { CURATE_DEFAULTS } from "../domain/Curate.js"
+import { MAX_LIMIT } from "../domain/Search.js"
 import { curate, type CurateResult } from "../programs/curate.js"
 import { eventSource } from "./eventSource.js"
+import { checkLimitRange } from "./limit.js"
 import { globalOptions } from "./options.js"
 import type { View } from "./render.js"
 import { runCommand } from "./run.js"
+import { plural } from "../domain/Plural.js"
 
 /** Full items print their text under a header; cards one line each with the command that opens them. */
 export const curateView: View<CurateResult> = {
@@ -17,7 +20,7 @@ export const curateView: View<CurateResult> = {
       : [
         ...r.items.flatMap((item) =>
           item.level === "full"
-            ? [s.bold(`## ${item.name}  ${s.dim(`${item.type ?? "item"}  ${item.ref}  ${item.tokens} tokens`)}`), "", item.content ?? "", ""]
+            ? [s.bold(`## ${item.name}  ${s.dim(`${item.type ?? "item"}  ${item.ref}  ${plural(item.tokens, "token")}`)}`), "", item.content ?? "", ""]
             : [`- ${s.bold(item.name)} ${s.dim(`(${item.type ?? "item"})`)}${item.description === null ? "" : `: ${item.description}`}  ${s.dim(`→ ${item.next}`)}`]),
         "",
         s.dim(`${r.tokens} of ${r.budget} tokens, ${r.items.filter((i) => i.level === "full").length} in full, ${r.items.filter((i) => i.level === "card").length} as cards`)
@@ -31,21 +34,24 @@ export const curateCommand = Command.make(
     task: Args.text({ name: "task" }).pipe(Args.withDescription("what you are about to do, in your own words")),
     budget: Options.integer("budget").pipe(Options.withDescription(`tokens the result may use (default ${CURATE_DEFAULTS.budget})`), Options.withDefault(CURATE_DEFAULTS.budget)),
     bundle: Options.text("bundle").pipe(Options.withDescription("only items of this bundle (repeatable)"), Options.repeated),
-    limit: Options.integer("limit").pipe(Options.withDescription(`items at most (default ${CURATE_DEFAULTS.maxItems})`), Options.optional),
+    limit: Options.integer("limit").pipe(Options.withDescription(`items at most, 1 to ${MAX_LIMIT} (default ${CURATE_DEFAULTS.maxItems})`), Options.optional),
     noTrack: Options.boolean("no-track").pipe(Options.withDescription("do not record this in the usage log")),
     ...globalOptions
   },
   (o) =>
     runCommand(
       o,
-      curate({
-        task: o.task,
-        budget: o.budget,
-        bundles: o.bundle.length === 0 ? undefined : o.bundle,
-        limit: Option.getOrUndefined(o.limit),
-        track: !o.noTrack,
-        source: eventSource()
-      }),
+      Effect.zipRight(
+        checkLimitRange(Option.getOrUndefined(o.limit)),
+        curate({
+          task: o.task,
+          budget: o.budget,
+          bundles: o.bundle.length === 0 ? undefined : o.bundle,
+          limit: Option.getOrUndefined(o.limit),
+          track: !o.noTrack,
+          source: eventSource()
+        })
+      ),
       curateView
     )
 ).pipe(Command.withDescription("Pick the items an agent needs for a task, within a token budget: full text for the best few, cards for the rest. Example: akm curate \"deploy the app with docker compose\" --budget 3000"))

@@ -51,6 +51,14 @@ const field = (error: unknown, key: string): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
+/**
+ * A last guard for text meant for people: @effect/platform's error prefix
+ * (`NotFound: FileSystem.stat (/x): `) and requirement ids (`(R-AD-4)`) are
+ * internal and never reach users; programs should already word their errors.
+ */
+export const withoutInternals = (text: string): string =>
+  text.replace(/\b[A-Za-z]+: [A-Z][A-Za-z]+\.[a-zA-Z]+ \([^)]*\): /g, "").replace(/ ?\(R-[A-Z]+-\d+\)/g, "")
+
 /** Maps one typed failure to its report. */
 export const reportError = (error: unknown): ErrorReport => {
   if (ValidationError.isValidationError(error)) {
@@ -70,8 +78,8 @@ export const reportError = (error: unknown): ErrorReport => {
     exit: row.exit,
     // A damaged state.db or logs.db is still the workspace's fault (78), under a code of its own.
     code: tag === "WorkspaceUnavailable" && (error as { readonly damaged?: unknown }).damaged !== undefined ? "database_damaged" : row.code,
-    message: (error instanceof Error ? error.message : undefined) || field(error, "message") || tag!,
-    hint: field(error, "hint") ?? ""
+    message: withoutInternals((error instanceof Error ? error.message : undefined) || field(error, "message") || tag!),
+    hint: withoutInternals(field(error, "hint") ?? "")
   }
 }
 
@@ -80,6 +88,24 @@ const validationMessage = (error: ValidationError.ValidationError): string => {
   if (ValidationError.isMissingSubcommand(error)) return "a subcommand is required"
   if (ValidationError.isCorrectedFlag(error)) return "unknown flag"
   return "invalid command line"
+}
+
+/**
+ * @effect/cli's own parse messages, as plain English sentences: they reach
+ * users only for what argvCheck.ts leaves to it (a missing argument or
+ * required option, an extra argument).
+ */
+export const usageMessage = (detail: string): string => {
+  const text = detail
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join("; ")
+    .replace(/^Expected to find option: '([^']+)'/, "missing required option $1")
+    .replace(/^Missing argument </, "missing argument <")
+    .replace(/^Received unknown argument: '([^']*)'/, "unexpected argument '$1'")
+    .replace(/is not a integer/g, "is not an integer")
+  return text.charAt(0).toLowerCase() + text.slice(1)
 }
 
 /** Maps how the run ended to its report: failures, defects (70) and interruption (130). */

@@ -26,7 +26,7 @@ export const feedbackCommand = Command.make(
     positive: Options.boolean("positive").pipe(Options.withDescription("the item helped")),
     negative: Options.boolean("negative").pipe(Options.withDescription("the item was wrong or unhelpful (needs --reason)")),
     reason: Options.text("reason").pipe(Options.withDescription("what was right or wrong; required with --negative"), Options.optional),
-    tag: Options.text("tag").pipe(Options.withDescription("key=value context, e.g. --tag task=deploy (repeatable)"), Options.repeated),
+    tag: Options.text("tag").pipe(Options.withPseudoName("key=value"), Options.withDescription("key=value context, e.g. --tag task=deploy (repeatable)"), Options.repeated),
     ...globalOptions
   },
   (o) =>

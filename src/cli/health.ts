@@ -4,12 +4,13 @@ import { ExitCode } from "./exitCodes.js"
 import { globalOptions } from "./options.js"
 import { escapeHtml, formatBytes, htmlPage, table, type View } from "./render.js"
 import { runCommand } from "./run.js"
+import { plural } from "../domain/Plural.js"
 
 /** Bundles holding memory items, with their tier. */
 const memoryTiers = (r: HealthResult) =>
   r.bundles.flatMap((b) => (b.memory === null ? [] : [{ bundle: b.bundle, memory: b.memory }]))
 
-const highWater = (m: MemoryHealth) => `${m.highWaterItems} items / ${formatBytes(m.highWaterBytes)}`
+const highWater = (m: MemoryHealth) => `${plural(m.highWaterItems, "item")} / ${formatBytes(m.highWaterBytes)}`
 
 export const healthView: View<HealthResult> = {
   text: (r, s) =>
@@ -68,7 +69,7 @@ export const healthView: View<HealthResult> = {
             "<h2>Memory</h2>",
             `<table><tr><th>bundle</th><th>items</th><th>size</th><th>high water</th><th>low water</th><th>pressure</th></tr>${memoryTiers(r)
               .map(({ bundle, memory: m }) =>
-                `<tr>${cell(bundle)}${cell(String(m.items))}${cell(formatBytes(m.bytes))}${cell(highWater(m))}${cell(`${m.lowWaterItems} items`)}${m.pressure === "high" ? cell("high", "warn") : cell("ok", "ok")}</tr>`
+                `<tr>${cell(bundle)}${cell(String(m.items))}${cell(formatBytes(m.bytes))}${cell(highWater(m))}${cell(plural(m.lowWaterItems, "item"))}${m.pressure === "high" ? cell("high", "warn") : cell("ok", "ok")}</tr>`
               )
               .join("")}</table>`
           ]),

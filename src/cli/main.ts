@@ -4,13 +4,15 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Layer } from "effect"
 import { VERSION } from "../version.js"
-import { reportCause, ExitCode } from "./exitCodes.js"
+import { checkArgv } from "./argvCheck.js"
+import { describeCommand, type CommandNode } from "./commandTree.js"
+import { reportCause, ExitCode, usageMessage } from "./exitCodes.js"
+import { renderHelp } from "./help.js"
 import { runInterruptible } from "./interruptible.js"
 import { formatFromArgv, hoistGlobalOptions } from "./options.js"
 import { forTerminal, neutralise, renderError, styleFor } from "./render.js"
 import { akmCommand } from "./root.js"
 import { cliSeams, Reported, type CliSeams } from "./run.js"
-import { searchOptionMisuse } from "./search.js"
 
 // eslint-disable-next-line no-control-regex
 const stripAnsi = (s: string): string => s.replace(/\u001b\[[0-9;]*m/g, "")
@@ -49,37 +51,51 @@ const capturingConsole = (captured: Array<string>) =>
 
 const cli = Command.run(akmCommand, { name: "akm", version: VERSION })
 
+let described: CommandNode | undefined
+/** The command tree, read once from the descriptors. */
+export const commandTree = (): CommandNode => (described ??= describeCommand(akmCommand as never))
+
 /**
  * Runs the CLI on argv and resolves to the process exit code (spec 09 §2).
  * `seams` adds layers to every command (a test-only entry point passes the
  * CrashPoints test layer); bin/akm.js passes none.
  */
 export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}): Promise<number> => {
+  const hoisted = hoistGlobalOptions(argv)
+  const format = formatFromArgv(argv, process.stdout.isTTY === true)
+  const stderrStyle = styleFor(process.stderr.isTTY === true, process.env)
+  // Unknown options and commands, --help and `--` are settled here, the same way for every command.
+  const checked = checkArgv(commandTree(), hoisted)
+  if (checked._tag === "Help") {
+    process.stdout.write(forTerminal(renderHelp(checked.command, VERSION)))
+    return ExitCode.ok
+  }
+  if (checked._tag === "Usage") {
+    process.stderr.write(renderError(format, { exit: ExitCode.usage, code: "usage", message: checked.message, hint: checked.hint }, stderrStyle))
+    return ExitCode.usage
+  }
+  if (checked.command.path.length === 0) {
+    // Only `akm --version` passes the check without a command.
+    process.stdout.write(`${VERSION}\n`)
+    return ExitCode.ok
+  }
   const captured: Array<string> = []
-  const args = hoistGlobalOptions(argv)
-  // An unknown option of `akm search` would reach its query words (@effect/cli takes it for one).
-  const misuse = searchOptionMisuse(args)
-  const parsed: Effect.Effect<void, unknown, Effect.Effect.Context<ReturnType<typeof cli>>> = misuse === undefined ? cli(["node", "akm", ...args]) : Effect.fail(misuse)
-  const program = parsed.pipe(
+  const program = cli(["node", "akm", ...hoisted]).pipe(
     Effect.locally(cliSeams, seams),
-    Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: true })))
+    Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: false })))
   )
   const { exit, signal } = await runInterruptible(program)
   if (Exit.isSuccess(exit)) return ExitCode.ok
   const failure = Cause.failureOption(exit.cause)
   if (failure._tag === "Some" && failure.value instanceof Reported) return failure.value.exit
-  const format = formatFromArgv(argv, process.stdout.isTTY === true)
   const reported = reportCause(exit.cause)
   // 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
   const report = reported.code === "interrupted" && signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
   const isUsage = failure._tag === "Some" && ValidationError.isValidationError(failure.value)
   const detail = stripAnsi(captured.join("\n")).trim()
-  const message = isUsage && detail !== "" ? detail : report.message
-  if (format === "text" && isUsage) {
-    process.stderr.write(forTerminal(`${detail}\n${styleFor(process.stderr.isTTY === true, process.env).dim("hint:")} ${report.hint}\n`))
-  } else {
-    process.stderr.write(renderError(format, { ...report, message }, styleFor(process.stderr.isTTY === true, process.env)))
-  }
+  const command = ["akm", ...checked.command.path].join(" ")
+  const usage = isUsage ? { ...report, message: usageMessage(detail === "" ? report.message : detail), hint: `run \`${command} --help\`` } : report
+  process.stderr.write(renderError(format, usage, stderrStyle))
   if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${neutralise(Cause.pretty(exit.cause))}\n`)
   return report.exit
 }

@@ -66,5 +66,9 @@ export const hoistGlobalOptions = (argv: ReadonlyArray<string>): ReadonlyArray<s
       i++
     } else break
   }
-  return leading.length === 0 || i >= argv.length ? argv : [...argv.slice(i), ...leading]
+  if (leading.length === 0 || i >= argv.length) return argv
+  // Before a `--`: what follows it is arguments only.
+  const rest = argv.slice(i)
+  const end = rest.indexOf("--")
+  return end < 0 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)]
 }

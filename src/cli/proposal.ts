@@ -135,7 +135,7 @@ const create = Command.make(
   "new",
   {
     bundle: Options.text("bundle").pipe(Options.withDescription("the bundle the files belong to")),
-    file: Options.text("file").pipe(Options.withDescription("path=@local-file: write the local file's bytes to this bundle path (repeatable)"), Options.repeated),
+    file: Options.text("file").pipe(Options.withPseudoName("path=@file"), Options.withDescription("path=@local-file: write the local file's bytes to this bundle path (repeatable)"), Options.repeated),
     title: Options.text("title").pipe(Options.withDescription("what the proposal does")),
     ...globalOptions
   },
@@ -143,6 +143,6 @@ const create = Command.make(
 ).pipe(Command.withDescription("Make a proposal by hand from local files, for review. Example: akm proposal new --bundle notes --file guides/setup.md=@./draft.md --title \"Setup guide\""))
 
 export const proposalCommand = Command.make("proposal").pipe(
-  Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal."),
+  Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal. Example: akm proposal list --status pending"),
   Command.withSubcommands([list, show, diff, accept, reject, revert, create])
 )

@@ -3,13 +3,14 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { BundleHttpClientLive } from "../layers/http/BundleHttpClient.js"
-import { registrySearch, type RegistrySearchResult } from "../programs/registry/search.js"
+import { NO_REGISTRIES_HINT, registrySearch, type RegistrySearchResult } from "../programs/registry/search.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
 import { runCommand } from "./run.js"
 
 const searchText = (r: RegistrySearchResult, s: Style): string => {
-  if (r.registries.length === 0) return "no registries configured — add `registries:` to config.yaml (an example is on stderr; see docs/bundles.md#registries)"
+  // The example is printed here too: -q silences stderr, and stdout must not point at what it hid.
+  if (r.registries.length === 0) return `${NO_REGISTRIES_HINT}\n(see docs/bundles.md#registries)`
   const failed = r.failed.map((f) => s.red(`✗ ${f.registry}: ${f.url} ${f.reason}`))
   if (r.hits.length === 0) return [`no bundles match '${r.query}'`, ...failed].join("\n")
   const blocks = r.hits.map((h) =>

@@ -23,7 +23,9 @@ const tree: { current?: Command.Command<"akm", never, unknown, unknown> } = {}
 
 const completionsCommand = Command.make(
   "completions",
-  { shell: Args.choice([["bash", "bash"], ["zsh", "zsh"], ["fish", "fish"]] as const, { name: "shell" }) },
+  {
+    shell: Args.choice([["bash", "bash"], ["zsh", "zsh"], ["fish", "fish"]] as const, { name: "shell" }).pipe(Args.withDescription("bash, zsh or fish"))
+  },
   ({ shell }): Effect.Effect<void> =>
     Effect.gen(function* () {
       const root = tree.current!
@@ -37,7 +39,9 @@ const completionsCommand = Command.make(
 
 /** The command tree: every command of this release. */
 export const akmCommand = Command.make("akm").pipe(
-  Command.withDescription("akm — a local-first agent knowledge workspace. Start with: akm init, then akm bundle add <folder>."),
+  Command.withDescription(
+    "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
+  ),
   Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, proposalCommand, registryCommand, completionsCommand])
 )
 

@@ -47,7 +47,7 @@ export const showCommand = Command.make(
       Options.withDefault("full" as const)
     ),
     maxTokens: Options.integer("max-tokens").pipe(Options.withDescription("cut the text before a heading so it stays within N tokens"), Options.optional),
-    lines: Options.text("lines").pipe(Options.withDescription("only these lines of the file: A:B, A: or :B (1-based, inclusive)"), Options.optional),
+    lines: Options.text("lines").pipe(Options.withPseudoName("A:B"), Options.withDescription("only these lines of the file: A:B, A: or :B (1-based, inclusive)"), Options.optional),
     noTrack: Options.boolean("no-track").pipe(Options.withDescription("do not record this read in the usage log")),
     ...globalOptions
   },

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { MemorySection, memoryPolicyProblems } from "./MemoryPolicy.js"
 import { BundleName } from "./Ref.js"
+import { MAX_LIMIT } from "./Search.js"
 
 /**
  * The desired configuration ($CONFIG/config.yaml), spec 01 §2. Human-edited;
@@ -55,7 +56,7 @@ const Section = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export const AkmConfig = Schema.Struct({
   defaultBundle: Schema.optional(BundleName),
   bundles: Schema.optionalWith(Schema.Record({ key: BundleName, value: BundleConfig }), { default: () => ({}) }),
-  search: Schema.optional(Schema.Struct({ limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000))) })),
+  search: Schema.optional(Schema.Struct({ limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_LIMIT))) })),
   /** How deep the bundle walk descends (default 64, BundleFilesNode.ts): deeper directories are a `too-deep` diagnostic. */
   index: Schema.optional(Schema.Struct({ maxDepth: Schema.optional(Schema.Int.pipe(Schema.between(1, 100_000))) })),
   website: Schema.optional(Schema.Struct({ allowHosts: Schema.optional(Schema.Array(Schema.String)) })),

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { parse as parseYaml } from "yaml"
-import { NotFound, UsageError } from "../domain/Errors.js"
+import { ConfigInvalid, NotFound, UsageError } from "../domain/Errors.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 
 /** "bundles.notes.writable" → ["bundles", "notes", "writable"]; rejects empty segments. */
@@ -36,11 +36,27 @@ export const configGet = Effect.fn("config.get")(function* (key: string) {
   return { key, value }
 })
 
+/**
+ * A value `config set` refused, told about the key and what it expects: the
+ * file was not changed, so a line number in the edited text would point nowhere.
+ */
+const forKey = (key: string, raw: string, error: ConfigInvalid): ConfigInvalid => {
+  if (error.path !== key && !error.path.startsWith(`${key} `)) return error
+  const expected = /^Expected (.+?), actual /.exec(error.reason)?.[1]
+  const wanted = expected === undefined ? undefined : /^(a|an) /.test(expected) ? expected : `${/^[aeiou]/.test(expected) ? "an" : "a"} ${expected}`
+  return new ConfigInvalid({
+    file: error.file,
+    path: wanted === undefined ? key : "",
+    reason: wanted === undefined ? error.reason : `${key} must be ${wanted}, not ${JSON.stringify(raw)}`,
+    hint: `config.yaml was not changed; e.g. \`akm config get ${key}\` shows the current value`
+  })
+}
+
 export const configSet = Effect.fn("config.set")(function* (key: string, raw: string) {
   const workspace = yield* WorkspaceConfig
   const path = yield* parseKey(key)
   const value = parseValue(raw)
-  yield* workspace.update((editor) => editor.set(path, value))
+  yield* workspace.update((editor) => editor.set(path, value)).pipe(Effect.catchTag("ConfigInvalid", (e) => Effect.fail(forKey(key, raw, e))))
   return { key, value }
 })
 

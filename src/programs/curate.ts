@@ -4,6 +4,8 @@ import { UsageError } from "../domain/Errors.js"
 import { stem, STOPWORDS, tokenize } from "../domain/Query.js"
 import type { SearchHit } from "../domain/Search.js"
 import { IndexStore } from "../services/IndexStore.js"
+import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { bundleNotFound } from "./bundle/show.js"
 import { UsageLog, type EventSource } from "../services/UsageLog.js"
 import { search } from "./search.js"
 import { exactTokens, readItem, showNext, targetOf, textHash } from "./show.js"
@@ -107,6 +109,12 @@ export const curate = Effect.fn("curate")(function* (input: CurateInput) {
   if (!Number.isInteger(budget) || budget < 1) return yield* new UsageError({ message: `--budget must be a positive whole number of tokens (got ${budget})`, hint: "e.g. --budget 4000" })
   const limit = input.limit ?? CURATE_DEFAULTS.maxItems
   if (!Number.isInteger(limit) || limit < 1) return yield* new UsageError({ message: `--limit must be a positive whole number (got ${limit})`, hint: "e.g. --limit 10" })
+
+  if (input.bundles !== undefined && input.bundles.length > 0) {
+    const configured = Object.keys((yield* (yield* WorkspaceConfig).read).bundles)
+    const unknown = input.bundles.find((bundle) => !configured.includes(bundle))
+    if (unknown !== undefined) return yield* bundleNotFound(unknown, configured)
+  }
 
   const index = yield* IndexStore
   const hits = (yield* candidates(task, input.bundles, limit)).slice(0, CANDIDATES)

@@ -9,6 +9,7 @@ import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
 import { shellCommand } from "../domain/ShellQuote.js"
+import { plural } from "../domain/Plural.js"
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
@@ -70,8 +71,6 @@ export interface HealthResult {
 
 /** The item type of memories in every adapter that has them (akm `memories/`, OKF `type: memory`, project `memory/`). */
 const MEMORY_TYPE = "memory"
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 
 /**
  * Crossing high water makes consolidation required (spec 06 §8.2). Until
@@ -217,7 +216,7 @@ export const health = Effect.fn("health")(function* () {
   }
   for (const state of states) {
     if (config.bundles[state.bundle] !== undefined) continue
-    attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${state.items} items of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
+    attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${plural(state.items, "item")} of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
   }
 
   return {

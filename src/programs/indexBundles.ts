@@ -12,6 +12,7 @@ import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
 import { collectSecretValues } from "./redactorValues.js"
 import { resolveBundle, SCAN_BATCH, scanStreamed, type ScanSummary } from "./scan.js"
+import { plural } from "../domain/Plural.js"
 
 export interface IndexInput {
   /** One bundle; default every configured bundle. */
@@ -209,7 +210,7 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
       const failure = scan.diagnostics.find((d) => d.code === "adapter-failed")?.message ?? "the scan failed"
       return yield* stale(adapter.id, failure, scan.files.length)
     }
-    yield* progress.done(task, `${scan.items} items, ${scan.diagnostics.length} diagnostics`)
+    yield* progress.done(task, `${plural(scan.items, "item")}, ${plural(scan.diagnostics.length, "diagnostic")}`)
     return {
       ...persisted.summary,
       adapter: adapter.id,

@@ -5,7 +5,7 @@ import { isWritable } from "../domain/Config.js"
 import { sha256Hex } from "../domain/Digest.js"
 import { NotFound, UsageError } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
-import { parse, resolveShortRef, toStored, type QualifiedRef } from "../domain/Ref.js"
+import { parse, RefNotFound, resolveShortRef, toStored, type QualifiedRef } from "../domain/Ref.js"
 import {
   cutPoints,
   findFragment,
@@ -19,9 +19,11 @@ import {
 } from "../domain/Show.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { IndexStore } from "../services/IndexStore.js"
+import { Progress } from "../services/Progress.js"
 import { Tokenizer } from "../services/Tokenizer.js"
 import { UsageLog, type EventSource } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { bundleNotFound } from "./bundle/show.js"
 import { indexBundles } from "./indexBundles.js"
 import { showNext } from "./showNext.js"
 
@@ -182,13 +184,22 @@ export const resolveTarget = Effect.fn("show.resolve")(function* (input: string)
   // Like search (R-WS-2): a missing or deleted index.db is rebuilt first.
   if ((yield* index.lastIndexed) === undefined) yield* indexBundles({})
   const bundles = Object.keys(config.bundles)
+  if (ref.bundle !== undefined && !bundles.includes(ref.bundle)) return yield* bundleNotFound(ref.bundle, bundles)
   const candidates = ref.bundle !== undefined ? [ref.bundle] : [...new Set([...(config.defaultBundle === undefined ? [] : [config.defaultBundle]), ...bundles])]
   const existing = new Set<string>()
   for (const bundle of candidates) if (yield* index.has(bundle, ref.conceptId)) existing.add(bundle)
   const resolved = resolveShortRef(ref, { bundles, defaultBundle: config.defaultBundle, exists: (bundle) => existing.has(bundle) })
   if (Either.isRight(resolved)) {
     const doc = yield* index.resolve(toStored(resolved.right))
-    if (doc !== undefined) return yield* targetOf(doc, resolved.right.fragment)
+    if (doc !== undefined) {
+      // A short ref several bundles have: say which one was taken and how to name the others.
+      const others = [...existing].filter((bundle) => bundle !== resolved.right.bundle)
+      if (ref.bundle === undefined && others.length > 0) {
+        const names = others.map((bundle) => toStored({ bundle, conceptId: ref.conceptId }))
+        yield* (yield* Progress).warn(`note: '${input}' is ${toStored(resolved.right)}; also in ${names.join(", ")}`)
+      }
+      return yield* targetOf(doc, resolved.right.fragment)
+    }
   }
   // A file of a directory item: the nearest ancestor item that lists it.
   const segments = ref.conceptId.split("/")
@@ -204,7 +215,18 @@ export const resolveTarget = Effect.fn("show.resolve")(function* (input: string)
       return target
     }
   }
-  if (Either.isLeft(resolved)) return yield* resolved.left
+  if (Either.isLeft(resolved)) {
+    // `show notes/setup.md`: refs leave out the extension the adapter strips.
+    const bare = ref.conceptId.replace(/\.(md|markdown|mdx|txt|ya?ml|json)$/i, "")
+    if (bare !== ref.conceptId) {
+      for (const bundle of candidates) {
+        if (!(yield* index.has(bundle, bare))) continue
+        const suggestion = ref.bundle === undefined ? bare : toStored({ bundle, conceptId: bare })
+        return yield* new RefNotFound({ input, tried: resolved.left.tried, hint: `did you mean \`${suggestion}\`? refs leave out the file extension` })
+      }
+    }
+    return yield* resolved.left
+  }
   return yield* new NotFound({ what: "ref", name: input, message: `ref '${input}' not found`, hint: "run `akm index` to bring the index up to date" })
 })
 

@@ -46,7 +46,7 @@ describe("hostile text from bundle content and names", () => {
     ["curate", "zebra care feeding water"],
     ["bundle", "list"],
     ["health"],
-    ["show", `hostile//missing${OSC52}`]
+    ["show", `hostile${ESC}[31m//missing${OSC52}`]
   ]
 
   it("text output (stdout and stderr) carries no control character, each shown as caret text", async () => {
@@ -59,7 +59,7 @@ describe("hostile text from bundle content and names", () => {
     expect(shown.stdout).toContain("Zebras eat grass ^[[2J^[[H and hay ^[[31m^[]0;pwned^[\\.")
     const search = await workspace.run(["search", "zebra", "--format", "text"])
     expect(search.stdout).toContain("^[]52;c;")
-    const missing = await workspace.run(["show", `hostile//missing${OSC52}`, "--format", "text"])
+    const missing = await workspace.run(["show", `hostile${ESC}[31m//missing${OSC52}`, "--format", "text"])
     expect(missing.code).not.toBe(0)
     expect(missing.stderr).toContain("^[]52;c;cm0gLXJmIH4=^G")
   })
@@ -72,7 +72,7 @@ describe("hostile text from bundle content and names", () => {
     expect(hit.description).toContain(C1)
     const shown = await workspace.run(["show", `hostile${ESC}[31m//zebra`, "--format", "json"])
     expect(shown.stdout).not.toMatch(CONTROL)
-    const missing = await workspace.run(["show", `hostile//missing${OSC52}`, "--format", "json"])
+    const missing = await workspace.run(["show", `hostile${ESC}[31m//missing${OSC52}`, "--format", "json"])
     expect(missing.stderr).not.toMatch(CONTROL)
     expect(missing.error().error.message).toContain(OSC52)
   })

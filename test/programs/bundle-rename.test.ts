@@ -61,7 +61,8 @@ describe("bundle rename", () => {
         expect(yield* refs("deploy Fridays")).toContain("kb//guide")
         expect((yield* refs("deploy Fridays")).some((r) => r.startsWith("notes//"))).toBe(false)
         expect((yield* show({ ref: "kb//guide" })).ref).toBe("kb//guide")
-        expect(failure(yield* Effect.exit(show({ ref: "notes//guide" })))._tag).toBe("RefNotFound")
+        // The old name is no bundle any more: the error says so.
+        expect(failure(yield* Effect.exit(show({ ref: "notes//guide" })))).toMatchObject({ _tag: "NotFound", message: "no bundle named 'notes'" })
         expect((yield* usage.feedback({ ref: "kb//guide" })).map((f) => f.reason)).toEqual(["steps are outdated"])
         expect(yield* usage.feedback({ ref: "notes//guide" })).toEqual([])
         yield* feedback({ ref: "kb//guide", polarity: "positive", source: "user" })

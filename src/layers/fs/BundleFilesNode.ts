@@ -260,7 +260,7 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
           continue
         }
         if (!inside(real, realRoot)) {
-          warn("symlink-escape", relative, "symbolic link resolves outside the bundle root; not followed (R-AD-4)")
+          warn("symlink-escape", relative, "symbolic link resolves outside the bundle root; not followed")
           continue
         }
       }
@@ -364,7 +364,7 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
         const onDisk = resolveOnDisk(bundle.root, relative)
         if (onDisk === undefined) return new FileUnreadable(relative, "missing", `${relative} does not exist`)
         real = containedRealPath(realRoot, onDisk)
-        if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
+        if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root`)
       }
       const bytes = readBounded(real, relative, MAX_FILE_BYTES)
       if (bytes instanceof FileUnreadable) return bytes
@@ -540,7 +540,7 @@ const readContained = (root: string, requested: string): string | FileUnreadable
   const onDisk = resolveOnDisk(realRoot, relative)
   if (onDisk === undefined) return new FileUnreadable(relative, "missing", `${relative} does not exist`)
   const real = containedRealPath(realRoot, onDisk)
-  if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root (R-AD-4)`)
+  if (real === undefined) return new FileUnreadable(relative, "unreadable", `${relative} resolves outside the bundle root`)
   const bytes = readBounded(real, relative, MAX_FILE_BYTES)
   return bytes instanceof FileUnreadable ? bytes : decodeText(relative, bytes)
 }

@@ -106,7 +106,7 @@ const shapeProblem = (change: FileChange): string | undefined => {
   return undefined
 }
 
-const staleHint = "the file changed since the change was made; regenerate the change from the current file (akm proposal refresh) or resolve it by hand"
+const staleHint = "the file changed since the change was made; regenerate the change from the current file or resolve it by hand"
 
 /** Checks every change under the lease and reads what it replaces: the first problem refuses the whole set. */
 const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: ReadonlyMap<string, TargetBundle>): ReadonlyArray<Step> | Refusal => {

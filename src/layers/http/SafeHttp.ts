@@ -98,7 +98,7 @@ export class FetchRefused extends Data.TaggedError("FetchRefused")<{
   readonly reason: string
 }> {
   override get message(): string {
-    return `${this.url}: refused (${this.rule}): ${this.reason}`
+    return `${this.url}: refused: ${this.reason}`
   }
   /** What to do about it, in a user's words (no requirement ids). */
   get hint(): string {

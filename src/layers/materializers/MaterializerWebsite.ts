@@ -7,6 +7,7 @@ import { crawl, defaultCrawlLimits, type CrawlLimits } from "./website/Crawler.j
 import { makeRobots } from "./website/Robots.js"
 import { defaultFetchPolicy, makeSafeFetch, type SafeFetchPolicy } from "../http/SafeHttp.js"
 import { readPreviousSnapshot, snapshotRevision, writeManifest } from "./website/Snapshot.js"
+import { plural } from "../../domain/Plural.js"
 
 /**
  * Website sources (spec 02 "website"): a crawl into a new snapshot revision
@@ -66,7 +67,7 @@ const crawlWebsite = (ctx: MaterializerContext, limits: WebsiteLimits, bundle: s
         catch: (cause) => failure(bundle, source, `cannot write the snapshot: ${String((cause as Error)?.message ?? cause)}`, "check the permissions and free space of the akm cache folder (akm info shows it)")
       })
       const took = (yield* Clock.currentTimeMillis) - result.fetchedAtMs
-      yield* ctx.progressDone(task, `${result.pages.length} pages in ${(took / 1000).toFixed(1)} s${result.complete ? "" : " (partial)"}`)
+      yield* ctx.progressDone(task, `${plural(result.pages.length, "page")} in ${(took / 1000).toFixed(1)} s${result.complete ? "" : " (partial)"}`)
       return {
         root,
         revision,

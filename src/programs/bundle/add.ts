@@ -83,7 +83,7 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
   })
   if (input.writable === true && isReadOnlyKind(source.kind)) {
     return yield* new UsageError({
-      message: `${source.kind} bundles are read-only copies and cannot be writable (R-WS-6)`,
+      message: `${source.kind} bundles are read-only copies and cannot be writable`,
       hint: source.kind === "website" ? "drop --writable; export pages into a writable bundle instead" : "drop --writable; to change its files, copy them into a writable bundle"
     })
   }

@@ -10,6 +10,7 @@ import { decodeUtf8 } from "../../domain/Utf8.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { ValidationFailed } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { fileProblem } from "../fileProblem.js"
 import { outcomeError, proposalAccept } from "./accept.js"
 import { now } from "./lookup.js"
 import { propose, type ProposeInput } from "./propose.js"
@@ -102,10 +103,10 @@ export const localFile = (given: string, caller: { readonly cwd: string; readonl
       file = expandUserPath(given, caller.cwd, caller.home)
     }
     const unreadable = (reason: string) => new UsageError({ message: `cannot read ${file}: ${reason}`, hint: "check the path" })
-    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => unreadable(e.message)))
+    const info = yield* fs.stat(file).pipe(Effect.mapError((e) => unreadable(fileProblem(e))))
     if (info.type !== "File") return yield* unreadable("not a regular file")
     if (Number(info.size) > MAX_LOCAL_BYTES) return yield* unreadable(`${info.size} bytes, over the ${MAX_LOCAL_BYTES}-byte limit`)
-    const bytes = yield* fs.readFile(file).pipe(Effect.mapError((e) => unreadable(e.message)))
+    const bytes = yield* fs.readFile(file).pipe(Effect.mapError((e) => unreadable(fileProblem(e))))
     // The name that decides whether it is a secret file is the link target's as well as the given one's.
     const real = yield* fs.realPath(file).pipe(Effect.orElseSucceed(() => file))
     return { file, bytes, secretName: secretKindOfName(file) !== undefined || secretKindOfName(real) !== undefined }

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { ProposalStatus } from "../../domain/Proposal.js"
 import { ProposalStore, type ProposalSummary } from "../../services/ProposalStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { bundleNotFound } from "../bundle/show.js"
 import { now } from "./lookup.js"
 
 /** Pending proposals older than this expire unless config `proposals.retentionDays` says otherwise (spec 05 §3). */
@@ -27,5 +28,10 @@ export const proposalList = Effect.fn("proposal.list")(function* (input: Proposa
   const store = yield* ProposalStore
   yield* expirePending()
   const proposals = yield* store.list(input)
+  // A bundle neither configured nor named by any proposal is a typo, not an empty list.
+  if (input.bundle !== undefined && proposals.length === 0) {
+    const configured = Object.keys((yield* (yield* WorkspaceConfig).read).bundles)
+    if (!configured.includes(input.bundle) && (yield* store.list({ bundle: input.bundle })).length === 0) return yield* bundleNotFound(input.bundle, configured)
+  }
   return { proposals } as { readonly proposals: ReadonlyArray<ProposalSummary> }
 })

@@ -35,7 +35,8 @@ const failure = async (client: SafeFetch, url: string, headers?: Record<string, 
 const refused = async (client: SafeFetch, url: string, rule: string): Promise<FetchRefused> => {
   const error = await failure(client, url)
   expect(error._tag).toBe("FetchRefused")
-  expect(error.message).toContain(rule)
+  expect((error as FetchRefused).rule).toBe(rule)
+  expect(error.message).not.toContain("R-WEB")
   return error as FetchRefused
 }
 

@@ -15,16 +15,16 @@ export const akmTaskRules: ReadonlyArray<AdapterRule> = [
   {
     code: "dangerous-env-key",
     severity: "warning",
-    guidance: "Do not request loader, shell-startup or tool-hook variables in `env` (PATH, LD_*, NODE_OPTIONS, PYTHONPATH, GIT_SSH_COMMAND …); `akm env run` refuses them for bundles from git, npm or website sources (spec 07, R-RT-8)."
+    guidance: "Do not request loader, shell-startup or tool-hook variables in `env` (PATH, LD_*, NODE_OPTIONS, PYTHONPATH, GIT_SSH_COMMAND …); `akm env run` refuses them for bundles from git, npm or website sources."
   },
   {
     code: "duplicate-concept-id",
     severity: "warning",
-    guidance: "Keep one file per task name: `<name>.yml` and `<name>.yaml` are the same item (R-REF-5); the `.yml` one is indexed."
+    guidance: "Keep one file per task name: `<name>.yml` and `<name>.yaml` are the same item; the `.yml` one is indexed."
   },
   {
     code: "invalid-concept-id",
     severity: "error",
-    guidance: "Name files so their bundle path is a valid ref: no `#`, no blank path segments (R-REF-4)."
+    guidance: "Name files so their bundle path is a valid ref: no `#`, no blank path segments."
   }
 ]

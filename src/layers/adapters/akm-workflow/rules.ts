@@ -41,6 +41,6 @@ export const akmWorkflowRules: ReadonlyArray<AdapterRule> = [
   {
     code: "invalid-concept-id",
     severity: "error",
-    guidance: "Name files so their bundle path is a valid ref: no `#`, no blank path segments (R-REF-4)."
+    guidance: "Name files so their bundle path is a valid ref: no `#`, no blank path segments."
   }
 ]

@@ -5,7 +5,7 @@ export const dotenvRules: ReadonlyArray<AdapterRule> = [
   {
     code: "dangerous-env-key",
     severity: "warning",
-    guidance: "Do not define loader, shell-startup or tool-hook variables (PATH, LD_*, DYLD_*, NODE_OPTIONS, PYTHONPATH, GIT_SSH_COMMAND, EDITOR, BASH_FUNC_* …): `akm env run` refuses them for bundles from git, npm or website sources (spec 07, R-RT-8)."
+    guidance: "Do not define loader, shell-startup or tool-hook variables (PATH, LD_*, DYLD_*, NODE_OPTIONS, PYTHONPATH, GIT_SSH_COMMAND, EDITOR, BASH_FUNC_* …): `akm env run` refuses them for bundles from git, npm or website sources."
   },
   {
     code: "invalid-env-line",
@@ -20,11 +20,11 @@ export const dotenvRules: ReadonlyArray<AdapterRule> = [
   {
     code: "duplicate-concept-id",
     severity: "warning",
-    guidance: "Keep one file per name: `env/<name>` and `env/<name>.env` are the same item (R-REF-5)."
+    guidance: "Keep one file per name: `env/<name>` and `env/<name>.env` are the same item."
   },
   {
     code: "invalid-concept-id",
     severity: "error",
-    guidance: "Name files so their bundle path is a valid ref: no `#`, no blank path segments (R-REF-4)."
+    guidance: "Name files so their bundle path is a valid ref: no `#`, no blank path segments."
   }
 ]

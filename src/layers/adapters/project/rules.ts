@@ -28,11 +28,11 @@ export const projectOwnRules: ReadonlyArray<AdapterRule> = [
   {
     code: "duplicate-concept-id",
     severity: "warning",
-    guidance: "Keep one file per concept id (R-REF-5)."
+    guidance: "Keep one file per concept id."
   },
   {
     code: "invalid-concept-id",
     severity: "error",
-    guidance: "Name knowledge files so their path is a valid ref: no `#`, no blank path segments (R-REF-4)."
+    guidance: "Name knowledge files so their path is a valid ref: no `#`, no blank path segments."
   }
 ]
