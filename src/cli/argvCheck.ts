@@ -12,7 +12,8 @@ import type { CommandNode, OptionNode } from "./commandTree.js"
  */
 
 export type ArgvCheck =
-  | { readonly _tag: "Ok"; readonly command: CommandNode }
+  /** `argv`: the command line as @effect/cli should parse it (clusters of one-letter flags such as -qv spelt out as -q -v). */
+  | { readonly _tag: "Ok"; readonly command: CommandNode; readonly argv: ReadonlyArray<string> }
   | { readonly _tag: "Help"; readonly command: CommandNode }
   | { readonly _tag: "Usage"; readonly message: string; readonly hint: string }
 
@@ -76,7 +77,7 @@ export const checkArgv = (root: CommandNode, argv: ReadonlyArray<string>): ArgvC
       return usage(`\`${commandName(node)}\` needs a command: ${node.subcommands.map((c) => c.name).join(", ")}`, `run \`${commandName(node)} --help\``)
     }
     if (HELP.has(word)) return { _tag: "Help", command: node }
-    if (node === root && (word === "--version" || word === "-V")) return { _tag: "Ok", command: root }
+    if (node === root && (word === "--version" || word === "-V")) return { _tag: "Ok", command: root, argv }
     if (word.startsWith("-") && word !== "-") {
       if (argv.slice(i).some((w) => HELP.has(w))) return { _tag: "Help", command: node }
       return node === root
@@ -88,6 +89,8 @@ export const checkArgv = (root: CommandNode, argv: ReadonlyArray<string>): ArgvC
     node = child
     i++
   }
+  // @effect/cli reads a cluster of one-letter flags as one unknown word (for search: query words), so it is spelt out.
+  const spelt: Array<string> = [...argv]
   const byName = new Map<string, OptionNode>()
   for (const option of node.options) for (const name of optionNames(option)) byName.set(name, option)
   for (; i < argv.length; i++) {
@@ -100,7 +103,10 @@ export const checkArgv = (root: CommandNode, argv: ReadonlyArray<string>): ArgvC
     if (option === undefined) {
       // A cluster of one-letter flags, e.g. -qv.
       const letters = /^-[A-Za-z]{2,}$/.test(word) ? [...word.slice(1)].map((l) => byName.get(`-${l}`)) : []
-      if (letters.length > 0 && letters.every((o) => o !== undefined && o.flag)) continue
+      if (letters.length > 0 && letters.every((o) => o !== undefined && o.flag)) {
+        spelt[i] = [...word.slice(1)].map((l) => `-${l}`).join("\u0000")
+        continue
+      }
       return unknownOption(node, word)
     }
     if (option.flag) {
@@ -112,5 +118,5 @@ export const checkArgv = (root: CommandNode, argv: ReadonlyArray<string>): ArgvC
     const invalid = checkValue(option, value)
     if (invalid !== undefined) return usage(invalid, `run \`${commandName(node)} --help\``)
   }
-  return { _tag: "Ok", command: node }
+  return { _tag: "Ok", command: node, argv: spelt.flatMap((word) => word.split("\u0000")) }
 }

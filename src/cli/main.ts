@@ -80,7 +80,7 @@ export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}):
     return ExitCode.ok
   }
   const captured: Array<string> = []
-  const program = cli(["node", "akm", ...hoisted]).pipe(
+  const program = cli(["node", "akm", ...checked.argv]).pipe(
     Effect.locally(cliSeams, seams),
     Effect.provide(Layer.mergeAll(NodeContext.layer, capturingConsole(captured), CliConfig.layer({ showBuiltIns: false })))
   )

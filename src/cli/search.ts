@@ -8,7 +8,6 @@ import { runCommand } from "./run.js"
 import { checkLimit, searchInput, searchView } from "./searchCommon.js"
 
 export { searchView } from "./searchCommon.js"
-export { searchOptionMisuse } from "./fast/searchArgv.js"
 
 export const searchCommand = Command.make(
   "search",

@@ -45,7 +45,9 @@ describe("argv check (in process)", () => {
   it("a value that looks like a flag belongs to its option; a boolean flag may take true/false", () => {
     expect(checkArgv(tree, ["remember", "x", "--title", "--not-a-flag"])).toMatchObject({ _tag: "Ok" })
     expect(checkArgv(tree, ["search", "x", "--no-track", "yes", "--format=json"])).toMatchObject({ _tag: "Ok" })
-    expect(checkArgv(tree, ["info", "-qv"])).toMatchObject({ _tag: "Ok" })
+    expect(checkArgv(tree, ["info", "-qv"])).toMatchObject({ _tag: "Ok", argv: ["info", "-q", "-v"] })
+    // @effect/cli would read a cluster as one word (for search: query words), so it is spelt out; after `--` it is a word.
+    expect(checkArgv(tree, ["search", "docker", "-qv", "--", "-qv"])).toMatchObject({ _tag: "Ok", argv: ["search", "docker", "-q", "-v", "--", "-qv"] })
   })
 
   it("option values are checked in English, naming the option", () => {

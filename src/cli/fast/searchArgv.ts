@@ -1,4 +1,3 @@
-import { UsageError } from "../../domain/Errors.js"
 import type { BeliefFilter } from "../../domain/Search.js"
 import type { Format } from "../options.js"
 import type { SearchOptions } from "../searchCommon.js"
@@ -12,7 +11,7 @@ import type { SearchOptions } from "../searchCommon.js"
  * a value or word starting with `-` before `--`, a flag followed by a word
  * @effect/cli would read as its boolean value, a limit below 1 — returns
  * undefined, and the full CLI parses it instead, so errors and help stay its
- * own (an unknown option among them: searchOptionMisuse below).
+ * own (an unknown option among them: cli/argvCheck.ts makes it a usage error).
  * test/cli/search-fastpath.test.ts checks both paths print the same bytes.
  */
 
@@ -97,53 +96,4 @@ export const parseSearchArgv = (argv: ReadonlyArray<string>): FastSearchArgs | u
     dataDir: one("--data-dir"),
     cacheDir: one("--cache-dir")
   }
-}
-
-/** Options of `akm search` that take a value, with the value-taking built-in of @effect/cli. */
-const ALL_VALUED: ReadonlySet<string> = new Set([...VALUED, "--filter", "--log-level"])
-/** Every other option the command knows (booleans, and aliases). */
-const ALL_FLAGS: ReadonlySet<string> = new Set([...FLAGS])
-/** @effect/cli's built-ins: a command line with one of them is its own (help, wizard …). */
-const BUILT_IN: ReadonlySet<string> = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
-
-/** Levenshtein distance, for a "did you mean" on a misspelt option. */
-const distance = (a: string, b: string): number => {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++) next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)))
-    row = next
-  }
-  return row[b.length]!
-}
-
-/**
- * An unknown option on a `search` command line (argv after the global
- * options were hoisted): a usage error. @effect/cli would take it for query
- * words (`akm search retry --limt 3` searched for "retry --limt 3"), so the
- * full CLI asks this before parsing; the fast path leaves such a line to it.
- * Words after `--` are query words whatever they look like.
- */
-export const searchOptionMisuse = (argv: ReadonlyArray<string>): UsageError | undefined => {
-  if (argv[0] !== "search") return undefined
-  const end = argv.indexOf("--")
-  const options = end === -1 ? argv.slice(1) : argv.slice(1, end)
-  if (options.some((arg) => BUILT_IN.has(arg.split("=")[0]!))) return undefined
-  for (let i = 0; i < options.length; i++) {
-    const arg = options[i]!
-    if (ALL_VALUED.has(arg)) i++
-    else if (!arg.startsWith("-") || arg === "-" || ALL_FLAGS.has(arg)) continue
-    else {
-      const name = arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg
-      if (ALL_VALUED.has(name) || ALL_FLAGS.has(name)) continue
-      const known = [...ALL_VALUED, ...ALL_FLAGS].filter((option) => option.startsWith("--") && option !== "--log-level")
-      const near = known.map((option) => [option, distance(name, option)] as const).sort((a, b) => a[1] - b[1])[0]
-      const suggestion = near !== undefined && near[1] <= 2 ? `did you mean ${near[0]}? ` : ""
-      return new UsageError({
-        message: `unknown option ${name} for \`akm search\``,
-        hint: `${suggestion}\`akm search --help\` lists the options; words after -- are query words (akm search -- "${name}")`
-      })
-    }
-  }
-  return undefined
 }
