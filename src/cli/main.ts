@@ -4,7 +4,8 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Layer } from "effect"
 import { VERSION } from "../version.js"
-import { reportCause, ExitCode } from "./exitCodes.js"
+import { redact } from "../domain/Redaction.js"
+import { redactReport, reportCause, ExitCode } from "./exitCodes.js"
 import { runInterruptible } from "./interruptible.js"
 import { formatFromArgv, hoistGlobalOptions } from "./options.js"
 import { forTerminal, neutralise, renderError, styleFor } from "./render.js"
@@ -73,13 +74,14 @@ export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}):
   // 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
   const report = reported.code === "interrupted" && signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
   const isUsage = failure._tag === "Some" && ValidationError.isValidationError(failure.value)
-  const detail = stripAnsi(captured.join("\n")).trim()
+  // No workspace here: the redactor's patterns only (run.ts redacts a command's own errors with its known values too).
+  const detail = redact(stripAnsi(captured.join("\n")).trim())
   const message = isUsage && detail !== "" ? detail : report.message
   if (format === "text" && isUsage) {
-    process.stderr.write(forTerminal(`${detail}\n${styleFor(process.stderr.isTTY === true, process.env).dim("hint:")} ${report.hint}\n`))
+    process.stderr.write(forTerminal(`${detail}\n${styleFor(process.stderr.isTTY === true, process.env).dim("hint:")} ${redact(report.hint)}\n`))
   } else {
-    process.stderr.write(renderError(format, { ...report, message }, styleFor(process.stderr.isTTY === true, process.env)))
+    process.stderr.write(renderError(format, redactReport({ ...report, message }), styleFor(process.stderr.isTTY === true, process.env)))
   }
-  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${neutralise(Cause.pretty(exit.cause))}\n`)
+  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${neutralise(redact(Cause.pretty(exit.cause)))}\n`)
   return report.exit
 }
