@@ -1,5 +1,6 @@
 import * as ValidationError from "@effect/cli/ValidationError"
 import { Cause, Option } from "effect"
+import { redact, type Redacted } from "../domain/Redaction.js"
 
 /** Exit codes of spec 09 §2. */
 export const ExitCode = {
@@ -19,6 +20,22 @@ export interface ErrorReport {
   readonly message: string
   readonly hint: string
 }
+
+/** A report as it may be printed: message and hint have passed the redactor (an error may quote a ref, a file or a value). */
+export interface RedactedReport extends Omit<ErrorReport, "message" | "hint"> {
+  readonly message: Redacted
+  readonly hint: Redacted
+}
+
+/**
+ * Redacts a report's message and hint: with the workspace's Redactor snapshot
+ * where a command has one (its known values too), else the patterns only.
+ */
+export const redactReport = (report: ErrorReport, redactText: (text: string) => Redacted = (text) => redact(text)): RedactedReport => ({
+  ...report,
+  message: redactText(report.message),
+  hint: redactText(report.hint)
+})
 
 const REPORT_URL = "https://github.com/akm-dev/akm/issues"
 

@@ -4,9 +4,10 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Exit, Layer } from "effect"
 import { VERSION } from "../version.js"
+import { redact } from "../domain/Redaction.js"
 import { checkArgv } from "./argvCheck.js"
 import { describeCommand, type CommandNode } from "./commandTree.js"
-import { reportCause, ExitCode, usageMessage } from "./exitCodes.js"
+import { redactReport, reportCause, ExitCode, usageMessage } from "./exitCodes.js"
 import { renderHelp } from "./help.js"
 import { runInterruptible } from "./interruptible.js"
 import { formatFromArgv, hoistGlobalOptions } from "./options.js"
@@ -71,7 +72,7 @@ export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}):
     return ExitCode.ok
   }
   if (checked._tag === "Usage") {
-    process.stderr.write(renderError(format, { exit: ExitCode.usage, code: "usage", message: checked.message, hint: checked.hint }, stderrStyle))
+    process.stderr.write(renderError(format, redactReport({ exit: ExitCode.usage, code: "usage", message: checked.message, hint: checked.hint }), stderrStyle))
     return ExitCode.usage
   }
   if (checked.command.path.length === 0) {
@@ -92,10 +93,11 @@ export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}):
   // 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
   const report = reported.code === "interrupted" && signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
   const isUsage = failure._tag === "Some" && ValidationError.isValidationError(failure.value)
-  const detail = stripAnsi(captured.join("\n")).trim()
+  // No workspace here: the redactor's patterns only (run.ts redacts a command's own errors with its known values too).
+  const detail = redact(stripAnsi(captured.join("\n")).trim())
   const command = ["akm", ...checked.command.path].join(" ")
   const usage = isUsage ? { ...report, message: usageMessage(detail === "" ? report.message : detail), hint: `run \`${command} --help\`` } : report
-  process.stderr.write(renderError(format, usage, stderrStyle))
-  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${neutralise(Cause.pretty(exit.cause))}\n`)
+  process.stderr.write(renderError(format, redactReport(usage), stderrStyle))
+  if (!isUsage && report.exit === ExitCode.internal && argv.includes("--verbose")) process.stderr.write(`${neutralise(redact(Cause.pretty(exit.cause)))}\n`)
   return report.exit
 }

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto"
 import { stringify as toYaml } from "yaml"
 import { neutralise } from "../domain/TerminalText.js"
 import type { Format } from "./options.js"
-import type { ErrorReport } from "./exitCodes.js"
+import type { RedactedReport } from "./exitCodes.js"
 
 /** How one result looks for humans; JSON/YAML shapes come from the result itself. */
 export interface View<A> {
@@ -95,8 +95,8 @@ export const htmlPage = (title: string, body: string): string =>
 ${body}
 </body></html>`
 
-/** Errors that stop a command: stdout stays empty; stderr gets the envelope (machine formats) or two lines (text). */
-export const renderError = (format: Format, report: ErrorReport, style: Style): string =>
+/** Errors that stop a command: stdout stays empty; stderr gets the envelope (machine formats) or two lines (text), both only redacted (redactReport). */
+export const renderError = (format: Format, report: RedactedReport, style: Style): string =>
   format === "text"
     ? forTerminal(`${style.red("error:")} ${report.message}\n${report.hint === "" ? "" : `${style.dim("hint:")} ${report.hint}\n`}`)
     : escapeJsonControls(`${JSON.stringify({ ok: false, error: { code: report.code, message: report.message, hint: report.hint } })}\n`)

@@ -12,14 +12,15 @@ import type { LogStore } from "../services/LogStore.js"
 import type { Materializer } from "../services/Materializer.js"
 import type { Progress } from "../services/Progress.js"
 import type { ProposalStore } from "../services/ProposalStore.js"
-import type { Redactor } from "../services/Redactor.js"
+import { redact, type Redacted } from "../domain/Redaction.js"
+import { Redactor } from "../services/Redactor.js"
 import type { StateStore } from "../services/StateStore.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { Transaction } from "../services/Transaction.js"
 import type { UsageLog } from "../services/UsageLog.js"
 import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
-import { reportError } from "./exitCodes.js"
+import { redactReport, reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
@@ -72,8 +73,12 @@ export const runCommand = <A, E>(
       projectorWorker: projectorWorkerScript(),
       crashPoints: seams.crashPoints
     })
+  // An error may quote a ref, a file or a value: it is printed redacted, with the workspace's
+  // known values when the layer came up (taken only on failure), else with the patterns.
+  let redactText: (text: string) => Redacted = (text) => redact(text)
+  const redactorOnFailure = Effect.tapErrorCause(program, () => Effect.map(Effect.flatMap(Redactor, (r) => r.snapshot), (snapshot) => void (redactText = snapshot)))
   return FiberRef.get(cliSeams).pipe(
-    Effect.flatMap((seams) => Effect.provide(program, layer(seams))),
+    Effect.flatMap((seams) => Effect.provide(redactorOnFailure, layer(seams))),
     Effect.matchEffect({
       onSuccess: (value) =>
         Effect.sync(() => {
@@ -83,9 +88,9 @@ export const runCommand = <A, E>(
         }).pipe(Effect.flatMap((exit) => (exit === 0 ? Effect.void : Effect.fail(new Reported(exit))))),
       onFailure: (error) =>
         Effect.suspend(() => {
-          const report = reportError(error)
+          const report = redactReport(reportError(error), redactText)
           process.stderr.write(renderError(format, report, styleFor(process.stderr.isTTY === true, process.env)))
-          if (options.verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${neutralise(error.stack)}\n`)
+          if (options.verbose && error instanceof Error && error.stack !== undefined) process.stderr.write(`${neutralise(redactText(error.stack))}\n`)
           return Effect.fail(new Reported(report.exit))
         })
     })

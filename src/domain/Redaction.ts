@@ -483,8 +483,10 @@ const redactOnce = (text: string, options: RedactOptions): string => {
 }
 
 /** Redacts then caps at `max` characters (stored queries keep at most 1 KiB). A cut never splits a placeholder. */
-export const redactCapped = (text: string, max: number, options: RedactOptions = {}): Redacted => {
-  const redacted = redact(text, options)
+export const redactCapped = (text: string, max: number, options: RedactOptions = {}): Redacted => capRedacted(redact(text, options), max)
+
+/** Caps redacted text at `max` characters; a cut never splits a placeholder. */
+export const capRedacted = (redacted: Redacted, max: number): Redacted => {
   if (redacted.length <= max) return redacted
   let cut = redacted.slice(0, max)
   const open = cut.lastIndexOf("[redacted:")

@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { Layer } from "effect"
 import type { PathOverrides } from "../domain/Paths.js"
 import { IndexStore } from "../services/IndexStore.js"
+import { Redactor } from "../services/Redactor.js"
 import { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { makeWorkspaceConfig, resolveWorkspacePaths } from "./fs/WorkspaceConfigFile.js"
@@ -11,14 +12,16 @@ import { LAST_INDEXED } from "./sqlite/index/query.js"
 import { openIndexStoreConnection, type IndexStoreConnection } from "./sqlite/IndexStoreConnection.js"
 import { migratedTo } from "./sqlite/migrationIds.js"
 import { indexMigrations, stateMigrations } from "./sqlite/migrations.js"
+import { redactorOn } from "./sqlite/redactor.js"
 import { usageLogConnection } from "./sqlite/UsageLogConnection.js"
 
 /**
  * The services `akm search` uses on its start-up fast path (src/cli/fast/search.ts,
- * docs/decisions/0002-start-up.md): IndexStore and UsageLog on plain
+ * docs/decisions/0002-start-up.md): IndexStore, UsageLog and Redactor on plain
  * better-sqlite3 connections (sqlite/IndexStoreConnection.ts,
- * sqlite/UsageLogConnection.ts) — the whole services, with the statements the
- * full CLI runs — and no @effect/sql client, no migrator, no other service.
+ * sqlite/UsageLogConnection.ts, sqlite/redactor.ts) — the whole services, with
+ * the statements the full CLI runs — and no @effect/sql client, no migrator,
+ * no other service.
  * It serves only a workspace in its everyday state — both databases migrated
  * to this akm, index.db built once — and says so by returning undefined;
  * anything else (a first run, a newer database, an upgrade to migrate) is the
@@ -27,7 +30,7 @@ import { usageLogConnection } from "./sqlite/UsageLogConnection.js"
  * already made.
  */
 export interface SearchLive {
-  readonly layer: Layer.Layer<IndexStore | UsageLog | WorkspaceConfig>
+  readonly layer: Layer.Layer<IndexStore | UsageLog | Redactor | WorkspaceConfig>
   readonly close: () => void
 }
 
@@ -68,10 +71,13 @@ export const openSearchLive = (overrides: PathOverrides, track: boolean): Search
       return undefined
     }
   }
+  const workspace = makeWorkspaceConfig(paths)
   const layer = Layer.mergeAll(
     Layer.succeed(IndexStore, index.store),
     Layer.succeed(UsageLog, usage.log),
-    Layer.succeed(WorkspaceConfig, makeWorkspaceConfig(paths))
+    // The stored digests are read on the usage log's connection (with --no-track, opened only if a key exists).
+    Layer.succeed(Redactor, redactorOn(paths.stateDb, usage.connection.driver, workspace)),
+    Layer.succeed(WorkspaceConfig, workspace)
   )
   return { layer, close }
 }

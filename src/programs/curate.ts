@@ -4,9 +4,11 @@ import { UsageError } from "../domain/Errors.js"
 import { stem, STOPWORDS, tokenize } from "../domain/Query.js"
 import type { SearchHit } from "../domain/Search.js"
 import { IndexStore } from "../services/IndexStore.js"
+import { capRedacted } from "../domain/Redaction.js"
+import { Redactor } from "../services/Redactor.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
-import { UsageLog, type EventSource } from "../services/UsageLog.js"
+import { MAX_STORED_QUERY, UsageLog, type EventSource } from "../services/UsageLog.js"
 import { search } from "./search.js"
 import { exactTokens, readItem, showNext, targetOf, textHash } from "./show.js"
 
@@ -178,6 +180,8 @@ export const curate = Effect.fn("curate")(function* (input: CurateInput) {
       next: showNext(hit.ref)
     }
   })
-  if (input.track !== false) yield* (yield* UsageLog).recordSearch(task, items.map((item) => item.ref), input.source ?? "user")
-  return { task, budget, tokens: items.reduce((sum, item) => sum + item.tokens, 0), items } satisfies CurateResult
+  // Echoed and stored only redacted, as search's query (R-RED-1).
+  const shown = yield* (yield* Redactor).redact(task)
+  if (input.track !== false) yield* (yield* UsageLog).recordSearch(capRedacted(shown, MAX_STORED_QUERY), items.map((item) => item.ref), input.source ?? "user")
+  return { task: shown, budget, tokens: items.reduce((sum, item) => sum + item.tokens, 0), items } satisfies CurateResult
 })

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { UsageError } from "../domain/Errors.js"
 import { toStored } from "../domain/Ref.js"
-import { StateStore } from "../services/StateStore.js"
+import { Redactor } from "../services/Redactor.js"
+import { recordEvent } from "./events.js"
 import { UsageLog, type EventSource, type FeedbackPolarity } from "../services/UsageLog.js"
 import { copyUtility, resolveTarget } from "./show.js"
 import { shellCommand } from "../domain/ShellQuote.js"
@@ -60,8 +61,17 @@ export const feedback = Effect.fn("feedback")(function* (input: FeedbackInput) {
   const ref = target.resourceOf ?? toStored(target.ref)
   const source = input.source ?? "user"
   const usage = yield* UsageLog
-  const record = yield* usage.recordFeedback({ ref, polarity: input.polarity, reason: reason === "" ? undefined : reason, tags, source })
-  yield* (yield* StateStore).appendEvent("feedback", ref, { polarity: record.polarity, ...(record.reason === undefined ? {} : { reason: record.reason }), ...(Object.keys(tags).length === 0 ? {} : { tags }), source })
+  // Reasons and tags are free text: stored only redacted (R-RED-1).
+  const redact = yield* (yield* Redactor).snapshot
+  const record = yield* usage.recordFeedback({
+    ref,
+    polarity: input.polarity,
+    reason: reason === undefined || reason === "" ? undefined : redact(reason),
+    tags: Object.fromEntries(Object.entries(tags).map(([key, value]) => [key, redact(value)])),
+    source
+  })
+  const stored = record.tags ?? {}
+  yield* recordEvent("feedback", ref, { polarity: record.polarity, ...(record.reason === undefined ? {} : { reason: record.reason }), ...(Object.keys(stored).length === 0 ? {} : { tags: stored }), source })
   const utility = yield* copyUtility(ref)
   return {
     id: record.id,
@@ -69,7 +79,7 @@ export const feedback = Effect.fn("feedback")(function* (input: FeedbackInput) {
     ref,
     polarity: record.polarity,
     reason: record.reason ?? null,
-    tags,
+    tags: stored,
     source,
     utility: utility === undefined ? null : Math.round(utility * 1000) / 1000
   } satisfies FeedbackResult

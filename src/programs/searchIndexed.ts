@@ -1,11 +1,13 @@
 import { Clock, Effect, Option } from "effect"
+import { capRedacted } from "../domain/Redaction.js"
 import { groupWeights, matchedFields, measure, type RankedQuery } from "../domain/MatchFeatures.js"
 import { parseQuery } from "../domain/Query.js"
 import { compareRanked, fuseRanks, rank } from "../domain/Ranking.js"
 import { DEFAULT_LIMIT, MAX_LIMIT, type ItemFilters, type SearchHit, type SearchInput, type SearchResult } from "../domain/Search.js"
 import { Embeddings } from "../services/Embeddings.js"
 import { IndexStore, type Candidate, type CandidateMatch, type IndexedItem } from "../services/IndexStore.js"
-import { UsageLog } from "../services/UsageLog.js"
+import { Redactor } from "../services/Redactor.js"
+import { MAX_STORED_QUERY, UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { showNext } from "./showNext.js"
 
@@ -96,7 +98,7 @@ const limitFor = (input: SearchInput) =>
  * normalise → browse or lexical candidates (filters after the match) → rank →
  * hits. Reads only index.db — stale bundles and writability are recorded
  * there at index time — and the config when no limit is given (R-SRCH-1).
- * Records one usage event per search (R-SRCH-2). `started` (Clock nanos) is
+ * Records one usage event per search (R-SRCH-2), its query redacted and capped at 1 KiB. `started` (Clock nanos) is
  * when the command began, so timingMs counts a rebuild done before it.
  */
 export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen(function* () {
@@ -134,7 +136,9 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
 
   const stale = bundles.filter((s) => s.staleReason !== undefined && (input.bundles === undefined || input.bundles.includes(s.bundle))).map((s) => s.bundle)
 
-  if (input.track !== false) yield* (yield* UsageLog).recordSearch(input.query, hits.map((h) => h.ref), input.source ?? "user")
+  // The query is echoed and stored only redacted (R-RED-1): a searched-for secret reaches neither stdout nor state.db.
+  const query = yield* (yield* Redactor).redact(input.query)
+  if (input.track !== false) yield* (yield* UsageLog).recordSearch(capRedacted(query, MAX_STORED_QUERY), hits.map((h) => h.ref), input.source ?? "user")
   const elapsed = Number((yield* Clock.currentTimeNanos) - started) / 1e6
-  return { query: input.query, hits, total, stale, timingMs: Math.round(elapsed * 100) / 100 } satisfies SearchResult
+  return { query, hits, total, stale, timingMs: Math.round(elapsed * 100) / 100 } satisfies SearchResult
 })

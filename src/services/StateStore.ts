@@ -1,5 +1,6 @@
 import { Context, type Effect } from "effect"
 import type { DatabaseTooNew, WorkspaceUnavailable } from "../domain/Errors.js"
+import type { Redacted, RedactedFields } from "../domain/Redaction.js"
 
 export type StateStoreError = WorkspaceUnavailable | DatabaseTooNew
 
@@ -26,8 +27,8 @@ export interface DatabaseStatus {
 export class StateStore extends Context.Tag("akm/StateStore")<StateStore, {
   /** Opens and migrates state.db (idempotent). */
   readonly init: Effect.Effect<DatabaseStatus, StateStoreError>
-  /** Appends to the event log; returns the event's cursor. */
-  readonly appendEvent: (kind: string, subject: string, data?: unknown) => Effect.Effect<number, StateStoreError>
+  /** Appends to the event log; returns the event's cursor. Subject and data are redacted first (programs/events.ts). */
+  readonly appendEvent: (kind: string, subject: Redacted, data?: RedactedFields) => Effect.Effect<number, StateStoreError>
   /** Events after `cursor` (exclusive), oldest first. */
   readonly events: (options: { readonly after?: number; readonly limit?: number; readonly subject?: string }) => Effect.Effect<ReadonlyArray<WorkspaceEvent>, StateStoreError>
   /** Rewrites every ref-keyed row from one bundle name to another (R-REF-6). */

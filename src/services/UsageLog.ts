@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { Redacted } from "../domain/Redaction.js"
 import type { LearnedUtility } from "../domain/Utility.js"
 import type { StateStoreError } from "./StateStore.js"
 
@@ -9,6 +10,9 @@ export type FeedbackPolarity = "positive" | "negative"
 
 /** search = one returned hit set; show = an item was read; select = read soon after a search returned it. */
 export type UsageKind = "search" | "show" | "select"
+
+/** Stored search queries keep at most this many characters after redaction (1 KiB). */
+export const MAX_STORED_QUERY = 1024
 
 export interface UsageEvent {
   readonly id: number
@@ -26,12 +30,16 @@ export interface UsageEvent {
 export interface FeedbackInput {
   readonly ref: string
   readonly polarity: FeedbackPolarity
-  readonly reason?: string | undefined
-  readonly tags?: Readonly<Record<string, string>> | undefined
+  /** Redacted by the caller, as the tags' values. */
+  readonly reason?: Redacted | undefined
+  readonly tags?: Readonly<Record<string, Redacted>> | undefined
   readonly source: EventSource
 }
 
-export interface FeedbackRecord extends FeedbackInput {
+/** A stored feedback row (its reason and tags as they were stored: redacted). */
+export interface FeedbackRecord extends Omit<FeedbackInput, "reason" | "tags"> {
+  readonly reason?: string | undefined
+  readonly tags?: Readonly<Record<string, string>> | undefined
   readonly id: number
   readonly at: string
 }
@@ -42,7 +50,8 @@ export interface FeedbackRecord extends FeedbackInput {
  * ref, so learned state survives index rebuilds and bundle updates (R-FB-1).
  */
 export class UsageLog extends Context.Tag("akm/UsageLog")<UsageLog, {
-  readonly recordSearch: (query: string, refs: ReadonlyArray<string>, source: EventSource) => Effect.Effect<void, StateStoreError>
+  /** The query is stored as given: redacted and capped by the caller (MAX_STORED_QUERY). */
+  readonly recordSearch: (query: Redacted, refs: ReadonlyArray<string>, source: EventSource) => Effect.Effect<void, StateStoreError>
   /** Records a read of `ref`: `select` when a recent search by the same source returned it, else `show`. */
   readonly recordShow: (ref: string, source: EventSource) => Effect.Effect<"show" | "select", StateStoreError>
   readonly recordFeedback: (input: FeedbackInput) => Effect.Effect<FeedbackRecord, StateStoreError>

@@ -1,6 +1,7 @@
 import { Option } from "effect"
 import { parse as parseYaml } from "yaml"
 import { describe, expect, it } from "vitest"
+import { redactReport } from "../../src/cli/exitCodes.js"
 import { formatFromArgv, hoistGlobalOptions, resolveFormat } from "../../src/cli/options.js"
 import { forTerminal, neutralise, renderError, renderResult, styleFor, table, type View } from "../../src/cli/render.js"
 
@@ -48,7 +49,7 @@ describe("output formats (spec 09 §1)", () => {
 })
 
 describe("error envelope", () => {
-  const report = { exit: 2, code: "usage", message: "unknown command", hint: "run akm --help" }
+  const report = redactReport({ exit: 2, code: "usage", message: "unknown command", hint: "run akm --help" })
   it("is one JSON line for machine formats", () => {
     for (const format of ["json", "jsonl", "yaml", "md"] as const) {
       expect(JSON.parse(renderError(format, report, plain))).toEqual({ ok: false, error: { code: "usage", message: "unknown command", hint: "run akm --help" } })
@@ -56,6 +57,15 @@ describe("error envelope", () => {
   })
   it("is an error line and a hint line for text", () => {
     expect(renderError("text", report, plain)).toBe("error: unknown command\nhint: run akm --help\n")
+  })
+  it("carries message and hint only redacted, in text and in the envelope (R-RED-1)", () => {
+    const leaky = redactReport({ exit: 1, code: "not_found", message: "no item GITHUB_TOKEN=ghp_CANARYfake0000TESTtest1111EXAMPLE33yy", hint: "try sk-ant-api03-abcdefghijklmnopqrstuvwx" })
+    for (const format of ["text", "json"] as const) {
+      const out = renderError(format, leaky, plain)
+      expect(out).not.toContain("ghp_CANARY")
+      expect(out).not.toContain("sk-ant-api03")
+      expect(out).toContain("[redacted:")
+    }
   })
 })
 
@@ -122,7 +132,7 @@ describe("bundle text cannot drive the terminal (hostile text)", () => {
       expect(out.replace(/\u001b\[(?:0|1)m/g, ""), format).not.toMatch(anyControl)
     }
     expect(renderResult("text", hostile, view, style)).toContain("\u001b[1mname:\u001b[0m ^[[31mred")
-    const error = renderError("text", { exit: 1, code: "not-found", message: hostile.join(" "), hint: `${ESC}]52;c;eA==\u0007` }, style)
+    const error = renderError("text", redactReport({ exit: 1, code: "not-found", message: hostile.join(" "), hint: `${ESC}]52;c;eA==\u0007` }), style)
     expect(error.replace(/\u001b\[(?:0|2|31)m/g, "")).not.toMatch(anyControl)
     expect(error).toContain("\u001b[31merror:\u001b[0m")
   })
@@ -140,7 +150,7 @@ describe("bundle text cannot drive the terminal (hostile text)", () => {
       expect(out.replace(/\n/g, ""), format).not.toMatch(anyControl)
       expect(format === "yaml" ? parseYaml(out) : JSON.parse(out), format).toEqual({ schemaVersion: 1, ...value })
     }
-    const error = renderError("json", { exit: 1, code: "x", message: hostile.join(" "), hint: "" }, plain)
+    const error = renderError("json", redactReport({ exit: 1, code: "x", message: hostile.join(" "), hint: "" }), plain)
     expect(error.trimEnd()).not.toMatch(anyControl)
     expect(JSON.parse(error).error.message).toBe(hostile.join(" "))
   })

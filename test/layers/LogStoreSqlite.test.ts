@@ -1,3 +1,4 @@
+import { trustedText } from "../../src/domain/Redaction.js"
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import * as path from "node:path"
@@ -22,7 +23,7 @@ describe("LogStoreSqlite", () => {
       const file = path.join(yield* tempDir("logs-purge"), "logs.db")
       const store = yield* makeLogStore(file)
       yield* TestClock.setTime(NOW)
-      yield* store.append("run-1", "info", "today")
+      yield* store.append("run-1", "info", trustedText("today"))
 
       // Backdated lines, written as another process would.
       const db = new Database(file)

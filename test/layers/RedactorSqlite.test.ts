@@ -2,6 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
+import { lazyConnection } from "../../src/layers/sqlite/connection.js"
+import { redactorOn } from "../../src/layers/sqlite/redactor.js"
 import { RedactorSqlite } from "../../src/layers/sqlite/RedactorSqlite.js"
 import { StateDbLive, StateDbMemory } from "../../src/layers/sqlite/StateDb.js"
 import { WorkspaceConfigTemp } from "../../src/layers/test/AkmTest.js"
@@ -23,6 +25,18 @@ const CANARY = "canary-Value-7f3e-PLANTED"
 
 redactorContract("state.db file", Layer.provideMerge(RedactorSqlite, workspaceLayer))
 redactorContract("state.db :memory:", RedactorSqlite.pipe(Layer.provide(StateDbMemory), Layer.provide(WorkspaceConfigTemp)))
+
+/** The search fast path's Redactor (layers/SearchLive.ts): redactor.ts's statements on a plain connection to a state.db the full layer migrated. */
+const redactorOnConnection = Layer.scoped(
+  Redactor,
+  Effect.gen(function* () {
+    const workspace = yield* WorkspaceConfig
+    yield* Effect.flatMap(Redactor, (r) => r.retainSources([])).pipe(Effect.provide(RedactorSqlite.pipe(Layer.provide(StateDbLive), Layer.provide(Layer.succeed(WorkspaceConfig, workspace)))))
+    const connection = yield* Effect.acquireRelease(Effect.sync(() => lazyConnection(workspace.paths.stateDb)), (c) => Effect.sync(c.close))
+    return redactorOn(workspace.paths.stateDb, connection.driver, workspace)
+  })
+).pipe(Layer.provide(WorkspaceConfigTemp))
+redactorContract("state.db file, plain connection (search fast path)", redactorOnConnection)
 
 describe("RedactorSqlite", () => {
   it.effect("stored values are redacted as [redacted:env]; state.db holds only digests; the key file is 0600 and made on first store", () =>

@@ -1,3 +1,4 @@
+import { redact, redactFields, trustedText } from "../../src/domain/Redaction.js"
 import { describe, expect, it } from "@effect/vitest"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
@@ -16,11 +17,11 @@ describe("StateStoreSqlite", () => {
     Effect.gen(function* () {
       const file = path.join(yield* tempDir("state-durable"), "state.db")
       const first = yield* Effect.scoped(
-        Effect.flatMap(makeStateStore(file), (store) => store.appendEvent("bundle.added", "notes", { adapter: "okf" }))
+        Effect.flatMap(makeStateStore(file), (store) => store.appendEvent("bundle.added", trustedText("notes"), redactFields({ adapter: "okf" }, (text) => redact(text))))
       )
       const store = yield* makeStateStore(file)
       expect(yield* store.events({})).toMatchObject([{ id: first, kind: "bundle.added", subject: "notes", data: { adapter: "okf" } }])
-      expect(yield* store.appendEvent("bundle.removed", "notes")).toBeGreaterThan(first)
+      expect(yield* store.appendEvent("bundle.removed", trustedText("notes"))).toBeGreaterThan(first)
       expect((yield* store.init).path).toBe(file)
     }))
 })

@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base"
+import { trustedText } from "../../src/domain/Redaction.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { show } from "../../src/programs/show.js"
@@ -206,7 +207,7 @@ describe("show (spec 04 §4)", () => {
       const usage = yield* UsageLog
       yield* show({ ref: "notes//runbook", track: false })
       expect(yield* usage.events({ ref: "notes//runbook" })).toEqual([])
-      yield* usage.recordSearch("restart", ["notes//runbook"], "agent")
+      yield* usage.recordSearch(trustedText("restart"), ["notes//runbook"], "agent")
       yield* show({ ref: "notes//runbook", source: "agent" })
       expect((yield* usage.events({ ref: "notes//runbook" })).map((e) => [e.kind, e.source])).toEqual([["select", "agent"]])
       // Agent reads teach no utility.

@@ -1,3 +1,4 @@
+import { trustedText } from "../../src/domain/Redaction.js"
 import { expect, layer as layer_ } from "@effect/vitest"
 import { Effect, TestClock, type Layer } from "effect"
 import { LogStore } from "../../src/services/LogStore.js"
@@ -25,10 +26,10 @@ export const logStoreContract = (name: string, layer: Layer.Layer<LogStore, unkn
         const store = yield* LogStore
         const run = freshRun()
         const other = freshRun()
-        yield* store.append(run, "info", "started")
-        yield* store.append(other, "error", "elsewhere")
-        yield* store.append(run, "warn", "slow step")
-        yield* store.append(run, "debug", "finished")
+        yield* store.append(run, "info", trustedText("started"))
+        yield* store.append(other, "error", trustedText("elsewhere"))
+        yield* store.append(run, "warn", trustedText("slow step"))
+        yield* store.append(run, "debug", trustedText("finished"))
 
         const lines = yield* store.lines(run)
         expect(lines.map((line) => [line.run, line.level, line.message])).toEqual([
@@ -46,7 +47,7 @@ export const logStoreContract = (name: string, layer: Layer.Layer<LogStore, unkn
       Effect.gen(function* () {
         const store = yield* LogStore
         const run = freshRun()
-        yield* store.append(run, "info", "recent")
+        yield* store.append(run, "info", trustedText("recent"))
         expect(yield* store.purge(90)).toBe(0)
         expect((yield* store.lines(run)).map((line) => line.message)).toEqual(["recent"])
       }))
@@ -57,7 +58,7 @@ export const logStoreContract = (name: string, layer: Layer.Layer<LogStore, unkn
         const store = yield* LogStore
         const run = freshRun()
         yield* TestClock.setTime(Date.parse("2031-02-03T04:05:06.007Z"))
-        yield* store.append(run, "info", "at a fixed time")
+        yield* store.append(run, "info", trustedText("at a fixed time"))
         expect((yield* store.lines(run))[0]!.at).toBe("2031-02-03T04:05:06.007Z")
       }))
   })

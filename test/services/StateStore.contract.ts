@@ -1,5 +1,6 @@
 import { expect, layer as layer_ } from "@effect/vitest"
 import { Effect, TestClock, type Layer } from "effect"
+import { redact, redactFields, trustedText, type Redacted } from "../../src/domain/Redaction.js"
 import { StateStore } from "../../src/services/StateStore.js"
 
 /**
@@ -7,7 +8,8 @@ import { StateStore } from "../../src/services/StateStore.js"
  * all cases, so each case uses subjects of its own.
  */
 let subjectCounter = 0
-const freshName = (label: string): string => `${label}-${++subjectCounter}`
+const freshName = (label: string): Redacted => trustedText(`${label}-${++subjectCounter}`)
+const fields = (data: Record<string, unknown>) => redactFields(data, (text) => redact(text))
 
 export const stateStoreContract = (name: string, layer: Layer.Layer<StateStore, unknown>) =>
   layer_(layer)(`StateStore contract: ${name}`, (it) => {
@@ -44,8 +46,8 @@ export const stateStoreContract = (name: string, layer: Layer.Layer<StateStore, 
         const store = yield* StateStore
         const subject = freshName("notes")
         const other = freshName("team")
-        const c1 = yield* store.appendEvent("bundle.added", subject, { items: 3 })
-        const c2 = yield* store.appendEvent("bundle.indexed", subject, { items: 4, tags: ["x"] })
+        const c1 = yield* store.appendEvent("bundle.added", subject, fields({ items: 3 }))
+        const c2 = yield* store.appendEvent("bundle.indexed", subject, fields({ items: 4, tags: ["x"] }))
         yield* store.appendEvent("bundle.added", other)
         const c3 = yield* store.appendEvent("bundle.updated", subject)
 
@@ -72,9 +74,9 @@ export const stateStoreContract = (name: string, layer: Layer.Layer<StateStore, 
         const to = freshName("new")
         const start = yield* store.appendEvent("marker", freshName("marker"))
         yield* store.appendEvent("bundle.added", from)
-        yield* store.appendEvent("item.used", `${from}//x/y`)
-        yield* store.appendEvent("item.used", `${from}er//x`)
-        yield* store.appendEvent("item.used", `${from}/x`)
+        yield* store.appendEvent("item.used", trustedText(`${from}//x/y`))
+        yield* store.appendEvent("item.used", trustedText(`${from}er//x`))
+        yield* store.appendEvent("item.used", trustedText(`${from}/x`))
 
         yield* store.renameBundle(from, to)
 
@@ -88,7 +90,7 @@ export const stateStoreContract = (name: string, layer: Layer.Layer<StateStore, 
         const from = freshName("🙂notes")
         const to = freshName("日記")
         const start = yield* store.appendEvent("marker", freshName("marker"))
-        yield* store.appendEvent("item.used", `${from}//𝄞/a`)
+        yield* store.appendEvent("item.used", trustedText(`${from}//𝄞/a`))
         yield* store.appendEvent("bundle.added", from)
 
         yield* store.renameBundle(from, to)

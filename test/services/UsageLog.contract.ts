@@ -1,5 +1,6 @@
 import { expect, layer as layer_ } from "@effect/vitest"
 import { Effect, TestClock, type Layer } from "effect"
+import { trustedText } from "../../src/domain/Redaction.js"
 import { utilityOf, UTILITY_HALF_LIFE_MS, UTILITY_PRIOR } from "../../src/domain/Utility.js"
 import { UsageLog } from "../../src/services/UsageLog.js"
 
@@ -16,7 +17,7 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
       Effect.gen(function* () {
         const usage = yield* UsageLog
         const b = freshBundle("sel")
-        yield* usage.recordSearch("pdf forms", [`${b}//pdf`, `${b}//csv`], "user")
+        yield* usage.recordSearch(trustedText("pdf forms"), [`${b}//pdf`, `${b}//csv`], "user")
         expect(yield* usage.recordShow(`${b}//csv`, "user")).toBe("select")
         expect(yield* usage.recordShow(`${b}//other`, "user")).toBe("show")
         expect(yield* usage.recordShow(`${b}//pdf`, "agent")).toBe("show")
@@ -28,7 +29,7 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
       Effect.gen(function* () {
         const usage = yield* UsageLog
         const b = freshBundle("ev")
-        yield* usage.recordSearch(`${b} query`, [`${b}//a`, `${b}//b`], "agent")
+        yield* usage.recordSearch(trustedText(`${b} query`), [`${b}//a`, `${b}//b`], "agent")
         yield* usage.recordShow(`${b}//a`, "agent")
         yield* usage.recordShow(`${b}//c`, "audit")
         const forA = yield* usage.events({ ref: `${b}//a` })
@@ -46,8 +47,8 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
       Effect.gen(function* () {
         const usage = yield* UsageLog
         const ref = `${freshBundle("fb")}//guide`
-        const first = yield* usage.recordFeedback({ ref, polarity: "negative", reason: "outdated steps", tags: { area: "auth" }, source: "user" })
-        expect(first).toMatchObject({ ref, polarity: "negative", reason: "outdated steps", tags: { area: "auth" }, source: "user" })
+        const first = yield* usage.recordFeedback({ ref, polarity: "negative", reason: trustedText("outdated steps"), tags: { area: trustedText("auth") }, source: "user" })
+        expect(first).toMatchObject({ ref, polarity: "negative", reason: trustedText("outdated steps"), tags: { area: trustedText("auth") }, source: "user" })
         expect(Number.isNaN(Date.parse(first.at))).toBe(false)
         const second = yield* usage.recordFeedback({ ref, polarity: "positive", source: "agent" })
         expect(second.id).toBeGreaterThan(first.id)
@@ -66,10 +67,10 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
         const agentOnly = `${b}//agent-only`
         for (let i = 0; i < 30; i++) yield* usage.recordFeedback({ ref: good, polarity: "positive", source: "user" })
         const t0 = yield* TestClockTime
-        yield* usage.recordFeedback({ ref: bad, polarity: "negative", reason: "wrong", source: "user" })
+        yield* usage.recordFeedback({ ref: bad, polarity: "negative", reason: trustedText("wrong"), source: "user" })
         yield* TestClock.adjust("1 second")
         yield* usage.recordShow(bad, "user")
-        yield* usage.recordFeedback({ ref: agentOnly, polarity: "negative", reason: "x", source: "agent" })
+        yield* usage.recordFeedback({ ref: agentOnly, polarity: "negative", reason: trustedText("x"), source: "agent" })
         yield* usage.recordShow(agentOnly, "agent")
 
         const goodValue = (yield* usage.utility(good))!
@@ -96,7 +97,7 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
         yield* usage.recordShow(read, "user")
         yield* TestClock.adjust("3 days")
         // Agents teach nothing, so they do not move the time either.
-        yield* usage.recordFeedback({ ref: voted, polarity: "negative", reason: "x", source: "agent" })
+        yield* usage.recordFeedback({ ref: voted, polarity: "negative", reason: trustedText("x"), source: "agent" })
         yield* usage.recordShow(read, "agent")
         yield* TestClock.adjust("90 days")
         const all = yield* usage.utilities
@@ -129,7 +130,7 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
         const from = freshBundle("old")
         const to = freshBundle("new")
         const lookalike = `${from}x`
-        yield* usage.recordSearch("q", [`${from}//a`, `${lookalike}//a`], "user")
+        yield* usage.recordSearch(trustedText("q"), [`${from}//a`, `${lookalike}//a`], "user")
         yield* usage.recordShow(`${from}//a`, "user")
         yield* usage.recordFeedback({ ref: `${from}//a`, polarity: "positive", source: "user" })
         yield* usage.recordFeedback({ ref: `${lookalike}//a`, polarity: "positive", source: "user" })

@@ -8,6 +8,7 @@
  * test-only entry point provides the CrashPoints test layer
  * (crashPointsFromEnv.ts), which the shipped CLI never contains.
  */
+import { trustedText } from "../../src/domain/Redaction.js"
 import * as fs from "node:fs"
 import { Effect, Layer } from "effect"
 import { AdaptersBuiltIn } from "../../src/layers/adapters/registry.js"
@@ -43,7 +44,7 @@ const program = Effect.gen(function* () {
   const transaction = yield* Transaction
   const workspace = yield* WorkspaceConfig
   const events = yield* makeStateStore(workspace.paths.stateDb)
-  const subject = spec.op === "recover" ? "recover" : spec.request.id
+  const subject = trustedText(spec.op === "recover" ? "recover" : spec.request.id)
   yield* events.appendEvent(`txn.${spec.op}.start`, subject)
   const value =
     spec.op === "apply" ? yield* transaction.apply(spec.request)

@@ -2,7 +2,12 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ValidateContext } from "../../src/domain/Adapter.js"
 import { redact, redactFields, trustedText, type Redacted, type RedactedFields } from "../../src/domain/Redaction.js"
+import { redactReport } from "../../src/cli/exitCodes.js"
+import { renderError, styleFor } from "../../src/cli/render.js"
 import { authorRedacted, type RedactedCreateRequest } from "../../src/programs/proposals/authorRedacted.js"
+import type { LogStore } from "../../src/services/LogStore.js"
+import type { StateStore } from "../../src/services/StateStore.js"
+import type { UsageLog } from "../../src/services/UsageLog.js"
 
 /**
  * R-RED-1: no write path can bypass the redactor. Each sink accepts only
@@ -14,6 +19,12 @@ const raw: string = "GITHUB_TOKEN=faketoken0123456789"
 const clean: Redacted = redact(raw)
 const noCreate = () => Effect.succeed([])
 const ctx = undefined as unknown as ValidateContext
+const usage = undefined as unknown as UsageLog["Type"]
+const state = undefined as unknown as StateStore["Type"]
+const logs = undefined as unknown as LogStore["Type"]
+const fields = redactFields({ source: raw }, (t) => redact(t))
+const style = styleFor(false, {})
+const report = { exit: 1, code: "not_found", message: raw, hint: raw }
 
 export const typeChecks = [
   () => {
@@ -34,7 +45,32 @@ export const typeChecks = [
   () => authorRedacted(noCreate, { title: clean, body: clean, fields: redactFields({ note: raw }, (t) => redact(t)) }, ctx),
   (): RedactedCreateRequest => ({ title: trustedText("Remember: a literal"), body: clean }),
   // @ts-expect-error RedactedFields come from redactFields only
-  (): RedactedFields => ({ note: raw })
+  (): RedactedFields => ({ note: raw }),
+  // Stored search queries and usage events (state.db usage_events, feedback).
+  () => usage.recordSearch(clean, [], "user"),
+  // @ts-expect-error raw stored query
+  () => usage.recordSearch(raw, [], "user"),
+  () => usage.recordFeedback({ ref: "b//x", polarity: "negative", reason: clean, tags: { area: clean }, source: "user" }),
+  // @ts-expect-error raw feedback reason
+  () => usage.recordFeedback({ ref: "b//x", polarity: "negative", reason: raw, source: "user" }),
+  // @ts-expect-error raw feedback tag value
+  () => usage.recordFeedback({ ref: "b//x", polarity: "positive", tags: { area: raw }, source: "user" }),
+  // Events (state.db events): subject and data.
+  () => state.appendEvent("bundle.added", clean, fields),
+  // @ts-expect-error raw event subject
+  () => state.appendEvent("bundle.added", raw),
+  // @ts-expect-error raw event data
+  () => state.appendEvent("bundle.added", clean, { source: raw }),
+  // logs.db lines.
+  () => logs.append("run-1", "info", clean),
+  // @ts-expect-error raw log line
+  () => logs.append("run-1", "info", raw),
+  // CLI error rendering, text and the JSON envelope alike.
+  () => renderError("json", redactReport(report), style),
+  // @ts-expect-error raw error report
+  () => renderError("json", report, style),
+  // @ts-expect-error raw error report (text)
+  () => renderError("text", report, style)
 ]
 
 describe("Redacted sinks (type test)", () => {

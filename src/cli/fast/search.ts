@@ -1,7 +1,7 @@
 import { Clock, Effect, Exit } from "effect"
 import { openSearchLive } from "../../layers/SearchLive.js"
 import { searchIndexed } from "../../programs/searchIndexed.js"
-import { ExitCode, reportCause } from "../exitCodes.js"
+import { ExitCode, redactReport, reportCause } from "../exitCodes.js"
 import { runInterruptible } from "../interruptible.js"
 import { renderError, renderResult, styleFor } from "../render.js"
 import { searchInput, searchView } from "../searchCommon.js"
@@ -40,7 +40,7 @@ export const runSearch = async (argv: ReadonlyArray<string>): Promise<number | u
     if (reported.code !== "interrupted") return undefined
     // As main.ts: 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
     const report = signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
-    process.stderr.write(renderError(format, report, styleFor(process.stderr.isTTY === true, process.env)))
+    process.stderr.write(renderError(format, redactReport(report), styleFor(process.stderr.isTTY === true, process.env)))
     return report.exit
   } finally {
     live.close()

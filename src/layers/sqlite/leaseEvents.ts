@@ -1,5 +1,6 @@
 import * as path from "node:path"
 import { Effect } from "effect"
+import { redact, redactFields } from "../../domain/Redaction.js"
 import type { LeaseOptions, LeaseTakeover } from "../fs/transaction/Lease.js"
 import { openConnection } from "./index/reader.js"
 import { sql } from "./index/sqlText.js"
@@ -13,7 +14,9 @@ import { sql } from "./index/sqlText.js"
  * whole) has no @effect/sql client or migrator. A takeover is rare, so the
  * extra open costs nothing that matters. A workspace whose state.db does not
  * exist yet has no history to add to: it records nothing, and the writer goes
- * on either way.
+ * on either way. Its data (what, reason, holder pid/host) is akm's own text,
+ * but goes through the redactor's patterns like every event (no layer here,
+ * so no stored values: none of it comes from a bundle).
  */
 export const recordLeaseTakeover = (stateDb: string) => (takeover: LeaseTakeover) =>
   Effect.acquireUseRelease(
@@ -21,7 +24,7 @@ export const recordLeaseTakeover = (stateDb: string) => (takeover: LeaseTakeover
     (connection) =>
       connection.driver.immediate((tx) =>
         tx.run(sql`INSERT INTO events (at, kind, subject, data) VALUES (${takeover.at}, 'lease.taken-over', ${`locks/${path.basename(takeover.file)}`}, ${
-          JSON.stringify({ what: takeover.what, reason: takeover.reason, holder: takeover.holder ?? null })
+          JSON.stringify(redactFields({ what: takeover.what, reason: takeover.reason, holder: takeover.holder ?? null }, (text) => redact(text)))
         })`)
       ),
     (connection) => Effect.sync(connection.close)

@@ -8,7 +8,7 @@ import { Adapters, type DetectionDoubt } from "../../services/Adapters.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer, type MaterializeDiagnostic } from "../../services/Materializer.js"
 import { Progress } from "../../services/Progress.js"
-import { StateStore } from "../../services/StateStore.js"
+import { recordEvent } from "../events.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { indexBundles } from "../indexBundles.js"
 import { bundleView, type BundleView } from "./view.js"
@@ -154,7 +154,7 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
     Effect.onError(() => (source.kind === "filesystem" ? Effect.void : materializer.discard(name, source).pipe(Effect.ignore)))
   )
 
-  yield* (yield* StateStore).appendEvent("bundle.added", name, { source: materialized.locator, adapter: adapter.id, revision: materialized.revision })
+  yield* recordEvent("bundle.added", name, { source: materialized.locator, adapter: adapter.id, revision: materialized.revision })
   // Indexed right away, so the new bundle is searchable at once (spec 02 §1).
   yield* indexBundles({ bundle: name })
   const state = (yield* (yield* IndexStore).bundles).find((s) => s.bundle === name)

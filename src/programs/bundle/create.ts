@@ -6,7 +6,7 @@ import { expandUserPath } from "../../domain/Paths.js"
 import { validateNewBundleName } from "../../domain/Ref.js"
 import { Adapters } from "../../services/Adapters.js"
 import { IndexStore } from "../../services/IndexStore.js"
-import { StateStore } from "../../services/StateStore.js"
+import { recordEvent } from "../events.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { refuseWorkspaceInside } from "./checks.js"
 import { bundleView } from "./view.js"
@@ -77,7 +77,7 @@ export const bundleCreate = Effect.fn("bundle.create")(function* (input: BundleC
       }
     }
   }))
-  yield* (yield* StateStore).appendEvent("bundle.created", input.name, { root, adapter: adapter.id })
+  yield* recordEvent("bundle.created", input.name, { root, adapter: adapter.id })
   const counts = yield* (yield* IndexStore).counts
   return bundleView(input.name, updated.bundles[input.name]!, lock.bundles[input.name], counts[input.name] ?? 0, updated.defaultBundle)
 })

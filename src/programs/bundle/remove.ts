@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
-import { StateStore } from "../../services/StateStore.js"
+import { recordEvent } from "../events.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./show.js"
 
@@ -26,7 +26,7 @@ export const bundleRemove = Effect.fn("bundle.remove")(function* (name: string) 
     const { [name]: _removed, ...rest } = current.bundles
     return { ...current, bundles: rest }
   })
-  yield* (yield* StateStore).appendEvent("bundle.removed", name)
+  yield* recordEvent("bundle.removed", name)
   return {
     name,
     removed: true,

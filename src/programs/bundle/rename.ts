@@ -5,6 +5,7 @@ import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { StateStore } from "../../services/StateStore.js"
+import { recordEvent } from "../events.js"
 import { UsageLog } from "../../services/UsageLog.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./show.js"
@@ -67,6 +68,6 @@ export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, 
     editor.renameKey(["bundles", from], to)
     if (config.defaultBundle === from) editor.set(["defaultBundle"], to)
   })
-  yield* (yield* StateStore).appendEvent("bundle.renamed", to, { from })
+  yield* recordEvent("bundle.renamed", to, { from })
   return { from, to, root, defaultBundle: updated.defaultBundle ?? null } satisfies BundleRenameResult
 })

@@ -6,7 +6,7 @@ import { Adapters, type AdapterInfo } from "../../services/Adapters.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer, type MaterializeDiagnostic } from "../../services/Materializer.js"
 import { Progress } from "../../services/Progress.js"
-import { StateStore } from "../../services/StateStore.js"
+import { recordEvent } from "../events.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { indexBundles } from "../indexBundles.js"
 import { refuseWorkspaceInside, resolveAdapter } from "./checks.js"
@@ -106,7 +106,6 @@ export const bundleUpdate = Effect.fn("bundle.update")(function* (input: BundleU
   const adapters = yield* Adapters
   const index = yield* IndexStore
   const progress = yield* Progress
-  const events = yield* StateStore
   const config = yield* workspace.read
   const { names, notDue } = yield* selectBundles(input, config, yield* workspace.readLock, yield* Clock.currentTimeMillis)
   const force = input.force === true
@@ -127,7 +126,7 @@ export const bundleUpdate = Effect.fn("bundle.update")(function* (input: BundleU
         yield* index.markStale(name, `update failed: ${reason}`)
       }
       yield* progress.warn(`error: ${name}: ${reason}${previous === undefined ? "" : `; keeping ${previous.revision ?? previous.root}`}`)
-      yield* events.appendEvent("bundle.update-failed", name, { reason })
+      yield* recordEvent("bundle.update-failed", name, { reason })
       return { _tag: "failed", value: { name, reason, ...(hint === undefined || hint === "" ? {} : { hint }), kept: previous?.revision ?? null } } satisfies Outcome
     })
 
@@ -186,7 +185,7 @@ export const bundleUpdate = Effect.fn("bundle.update")(function* (input: BundleU
       yield* materializer.prune(name, bundle.source, materialized.root).pipe(
         Effect.catchAll((e) => progress.warn(`warning: ${name}: old cache revisions were not removed: ${e.reason}`))
       )
-      yield* events.appendEvent("bundle.updated", name, { from: previous?.revision ?? null, to: materialized.revision })
+      yield* recordEvent("bundle.updated", name, { from: previous?.revision ?? null, to: materialized.revision })
       yield* progress.done(task, materialized.revision ?? "updated")
       return {
         _tag: "updated",
