@@ -40,7 +40,7 @@ import {
 } from "./transaction/Journal.js"
 import { withLease } from "./transaction/Lease.js"
 import { finalTargets, locateJournal, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
-import { idProblem, locate, sha256 } from "./transaction/Target.js"
+import { canonical, idProblem, locate, sha256, workspaceStateProblem, type WorkspaceDirs } from "./transaction/Target.js"
 import { newErrors } from "./transaction/Validation.js"
 
 /**
@@ -59,7 +59,7 @@ import { newErrors } from "./transaction/Validation.js"
  */
 
 export interface EngineOptions {
-  readonly paths: Pick<WorkspacePaths, "txnDir" | "archiveDir" | "locksDir">
+  readonly paths: Pick<WorkspacePaths, "txnDir" | "archiveDir" | "locksDir"> & Partial<Pick<WorkspacePaths, "configDir" | "dataDir" | "cacheDir">>
   readonly bundles: BundleResolver
   readonly files: BundleFiles["Type"]
   /** How long a writer waits for the lease (default 30 s). */
@@ -106,7 +106,7 @@ const shapeProblem = (change: FileChange): string | undefined => {
 const staleHint = "the file changed since the change was made; regenerate the change from the current file (akm proposal refresh) or resolve it by hand"
 
 /** Checks every change under the lease and reads what it replaces: the first problem refuses the whole set. */
-const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: ReadonlyMap<string, TargetBundle>): ReadonlyArray<Step> | Refusal => {
+const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: ReadonlyMap<string, TargetBundle>, dirs: WorkspaceDirs): ReadonlyArray<Step> | Refusal => {
   const seen = new Set<string>()
   const steps: Array<Step> = []
   const digest = sha256(encoder.encode(id)).slice(0, 12)
@@ -118,7 +118,9 @@ const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: Read
     if (seen.has(key)) return refused(change.path, "the change set touches this path twice", "merge the changes to one path into one")
     seen.add(key)
     const located = locate(bundle.root, change.path)
-    if (typeof located === "string") return refused(change.path, located, "akm writes only regular files inside the bundle root, never through symbolic links")
+    if (typeof located === "string") return refused(change.path, located, "akm writes only regular files inside the bundle root, never through symbolic links nor into .git/, .hg/ or .svn/")
+    const state = workspaceStateProblem(dirs, located.absolute)
+    if (state !== undefined) return refused(change.path, state, "a bundle root must not hold akm's config, data or cache directory; move the bundle or the directory")
     const before = located.stat === undefined ? undefined : fs.readFileSync(located.absolute)
     const beforeHash = before === undefined ? null : sha256(before)
     if (beforeHash !== change.beforeHash) {
@@ -248,6 +250,22 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   }))
   const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
   const io = <A>(where: string, f: () => A) => Effect.try({ try: f, catch: (cause) => unavailable(where, cause) })
+  // Compared as real paths: bundle roots are real paths too.
+  const dirs: WorkspaceDirs = {
+    configDir: paths.configDir === undefined ? undefined : canonical(paths.configDir),
+    dataDir: paths.dataDir === undefined ? undefined : canonical(paths.dataDir),
+    cacheDir: paths.cacheDir === undefined ? undefined : canonical(paths.cacheDir)
+  }
+  /** A journal whose targets name workspace state is refused like one pointing outside its root. */
+  const locateSafely = (journal: Journal, roots: ReadonlyMap<string, string>): LocatedJournal | string => {
+    const located = locateJournal(journal, roots)
+    if (typeof located === "string") return located
+    for (const { target, absolute } of located.targets) {
+      const problem = workspaceStateProblem(dirs, absolute)
+      if (problem !== undefined) return `${target.bundle}//${target.path}: ${problem}`
+    }
+    return located
+  }
 
   const resolveAll = (names: ReadonlyArray<string>) =>
     Effect.gen(function* () {
@@ -276,7 +294,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
         }
       }
       // Steps 2 and 4: containment and before-hashes, under the lease.
-      const planned = yield* io(paths.txnDir, () => planSteps(request.id, request.changes, bundles))
+      const planned = yield* io(paths.txnDir, () => planSteps(request.id, request.changes, bundles, dirs))
       if (!Array.isArray(planned)) return yield* Effect.fail(planned as Refusal)
       const steps = planned as ReadonlyArray<Step>
 
@@ -334,7 +352,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
 
   const recoverJournal = (id: string, journal: Journal) =>
     Effect.gen(function* () {
-      const located = locateJournal(journal, yield* currentRoots(Object.keys(journal.bundles)))
+      const located = locateSafely(journal, yield* currentRoots(Object.keys(journal.bundles)))
       if (typeof located === "string") return { refused: { id, reason: `journal refused: ${located}` } } satisfies Outcome
       yield* io(paths.archiveDir, () => sweepBlobTemps(paths.archiveDir, journal.targets.flatMap((t) => (t.backup === undefined ? [] : [t.backup]))))
       if (journal.phase === "prepared") {
