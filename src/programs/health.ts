@@ -4,13 +4,22 @@ import { intervalMillis, isWritable, type BundleConfig } from "../domain/Config.
 import { memoryPolicy, memoryPressure, type MemoryPolicy, type MemoryPressure } from "../domain/MemoryPolicy.js"
 import { IndexStore, type DiagnosticCounts, type TypeSize } from "../services/IndexStore.js"
 import { ProposalStore } from "../services/ProposalStore.js"
+import { Transaction } from "../services/Transaction.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
 import { shellCommand } from "../domain/ShellQuote.js"
 
+/** Interrupted transactions recovery will not act on: every writer refuses until each is resolved. */
+const damagedJournals = Effect.map(Effect.flatMap(Transaction, (t) => t.inspect), (damaged) =>
+  damaged.map((d): Attention => ({
+    code: "damaged-journal",
+    message: `transaction ${d.id} was interrupted and cannot be recovered automatically: ${d.reason}; akm writes nothing until it is resolved`,
+    hint: `run \`akm proposal recover ${d.id} --rollback\` (restore the files from the backups) or \`--forward\` (finish it)`
+  })))
+
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name"
+  readonly code: "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name" | "damaged-journal"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -196,6 +205,8 @@ export const health = Effect.fn("health")(function* () {
     if (config.bundles[state.bundle] !== undefined) continue
     attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${state.items} items of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
   }
+
+  attention.push(...(yield* damagedJournals))
 
   return {
     ok: attention.length === 0,

@@ -47,7 +47,8 @@ const workspace = (files: Readonly<Record<string, string>>, options: WorkspaceOp
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.either(effect))
 const read = (root: string, rel: string) => (fs.existsSync(path.join(root, rel)) ? fs.readFileSync(path.join(root, rel), "utf8") : undefined)
 const txnDir = (ws: TxWorkspace) => path.join(ws.dataDir, "txn")
-const txnEntries = (ws: TxWorkspace) => (fs.existsSync(txnDir(ws)) ? fs.readdirSync(txnDir(ws)) : [])
+// Finished records (txn/.finished/) wait for the caller to record the outcome; they are not unfinished work.
+const txnEntries = (ws: TxWorkspace) => (fs.existsSync(txnDir(ws)) ? fs.readdirSync(txnDir(ws)).filter((n) => n !== ".finished") : [])
 const archiveDir = (ws: TxWorkspace) => path.join(ws.dataDir, "archive")
 
 describe("TransactionEngine: refusals before anything is written", () => {
@@ -184,13 +185,16 @@ describe("TransactionEngine: writes, backups, journal", () => {
     expect(txnEntries(ws)).toEqual([])
   })
 
-  it("refuses an id whose unfinished journal recovery could not resolve", async () => {
+  it("refuses every write while a journal recovery could not read is in place (issue 13 item 2c)", async () => {
     const ws = workspace({ "knowledge/a.md": "a" })
     fs.mkdirSync(path.join(txnDir(ws), "stuck"), { recursive: true })
     fs.writeFileSync(path.join(txnDir(ws), "stuck", "journal.json"), "{ not json")
-    const result = await run(engineOver(ws).apply({ id: "stuck", changes: [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("a"), after: "b" }] }))
-    expect(result).toMatchObject({ left: { _tag: "TransactionRefused", reason: "an unfinished transaction with this id exists" } })
-    expect(Either.getOrThrow(await run(engineOver(ws).recover)).refused).toEqual([{ id: "stuck", reason: expect.stringContaining("not valid JSON") }])
+    for (const id of ["stuck", "other"]) {
+      const result = await run(engineOver(ws).apply({ id, changes: [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("a"), after: "b" }] }))
+      expect(result).toMatchObject({ left: { _tag: "TransactionRefused", path: "stuck", reason: expect.stringContaining("transaction stuck"), hint: expect.stringContaining("akm proposal recover stuck --rollback") } })
+    }
+    expect(read(ws.root, "knowledge/a.md")).toBe("a")
+    expect(Either.getOrThrow(await run(engineOver(ws).recover)).refused).toEqual([{ id: "stuck", reason: expect.stringContaining("not valid JSON"), damaged: true }])
   })
 })
 
