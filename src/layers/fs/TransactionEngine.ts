@@ -249,6 +249,9 @@ const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (poi
     return { commits, warnings }
   })
 
+/** The transaction id of a finished record's file name (<id>.<op>.json). */
+const finishedId = (file: string): string => file.replace(/\.(apply|revert|retire)\.json$/, "")
+
 /** A journal's targets as the AppliedChanges a caller records. */
 const appliedOf = (journal: Journal): ReadonlyArray<AppliedChange> =>
   journal.targets.map((t) => ({ bundle: t.bundle, path: t.path, beforeHash: t.beforeHash, afterHash: t.afterHash, ...(t.backup === undefined ? {} : { backup: t.backup }) }))
@@ -456,6 +459,10 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       // What a crash left before a journal was complete holds nothing that was applied.
       else yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
     }
+    // A finished record that cannot be read would leave its proposal's record behind its bytes.
+    for (const finished of yield* io(paths.txnDir, () => listFinished(paths.txnDir))) {
+      if ("problem" in finished) record({ refused: { id: finishedId(finished.file), reason: `the record of a finished transaction is unreadable (${finished.problem})`, damaged: true } })
+    }
     return { rolledBack, rolledForward, refused: refusedIds } satisfies RecoveryReport as RecoveryReport
   })
 
@@ -496,7 +503,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       if (typeof retire === "string") damaged.push({ id, reason: retire })
     }
     for (const record of yield* io(paths.txnDir, () => listFinished(paths.txnDir))) {
-      if ("problem" in record) damaged.push({ id: record.file.replace(/\.(apply|revert|retire)\.json$/, ""), reason: `the record of a finished transaction is unreadable (${record.problem})` })
+      if ("problem" in record) damaged.push({ id: finishedId(record.file), reason: `the record of a finished transaction is unreadable (${record.problem})` })
     }
     return damaged as ReadonlyArray<DamagedTransaction>
   })

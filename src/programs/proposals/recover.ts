@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ProposalStore } from "../../services/ProposalStore.js"
-import { Transaction } from "../../services/Transaction.js"
+import { Transaction, TransactionRefused } from "../../services/Transaction.js"
 import { now } from "./lookup.js"
 
 const note = "finished by recovery after an interrupted run"
@@ -37,10 +37,25 @@ export const recordFinished = Effect.fn("proposal.recordFinished")(function* () 
  * unfinished journals, then the proposals of every finished set — rolled
  * forward now, or finished earlier by any process without its outcome
  * recorded — are brought in line with the tree. A journal rolled back leaves
- * the proposal as it was, since nothing of it remains on disk.
+ * the proposal as it was, since nothing of it remains on disk. A damaged
+ * journal stops the command (`damagedRefusal`).
  */
 export const recoverWrites = Effect.fn("proposal.recover")(function* () {
   const report = yield* (yield* Transaction).recover
   yield* recordFinished()
+  const damaged = report.refused.find((r) => r.damaged === true)
+  if (damaged !== undefined) return yield* damagedRefusal(damaged)
   return report
 })
+
+/**
+ * A writer never goes ahead past a transaction recovery could not account
+ * for: its files may be half-written, and its proposal's record cannot follow
+ * them. The error names it and the way out.
+ */
+export const damagedRefusal = (damaged: { readonly id: string; readonly reason: string }) =>
+  new TransactionRefused({
+    path: damaged.id,
+    reason: `transaction ${damaged.id} was interrupted and its journal cannot be used (${damaged.reason}); akm writes nothing until it is resolved`,
+    hint: `run \`akm proposal recover ${damaged.id} --rollback\` to put its files back from the backups (or --forward to finish it); \`akm health\` lists such transactions`
+  })

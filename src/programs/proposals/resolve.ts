@@ -5,7 +5,7 @@ import { ProposalStore } from "../../services/ProposalStore.js"
 import { Transaction, type ResolveRequest, type ResolveTarget } from "../../services/Transaction.js"
 import { refreshIndex } from "./accept.js"
 import { findProposal, now } from "./lookup.js"
-import { recoverWrites } from "./recover.js"
+import { recordFinished } from "./recover.js"
 
 /** What `akm proposal recover` reports. */
 export interface RecoverResult {
@@ -44,7 +44,9 @@ const transactionOf = (given: string) =>
 export const proposalRecover = Effect.fn("proposal.recoverTransaction")(function* (given: string, direction: "rollback" | "forward") {
   const transaction = yield* Transaction
   const store = yield* ProposalStore
-  yield* recoverWrites()
+  // Whatever recovery can do by itself first; the damaged transactions are this command's to resolve.
+  yield* transaction.recover
+  yield* recordFinished()
   const id = yield* transactionOf(given)
   const proposal = yield* store.get(id)
   let fallback: ResolveRequest["fallback"]
