@@ -543,7 +543,8 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
         problems.push(`the journal of ${id} cannot be read and no proposal has this id, so akm cannot tell which files it touched: none was changed; check the bundles (e.g. git status)`)
       }
       const roots = yield* currentRoots([...new Set(targets.map((t) => t.bundle))])
-      const offered = targets.flatMap((t) => (t.after === undefined ? [] : [t.after]))
+      // The caller's bytes count even when the journal is readable (a forged one holds only hashes).
+      const offered = (request.fallback?.targets ?? []).flatMap((t) => (t.after === undefined ? [] : [t.after]))
       const located = targets.map((t) => {
         const root = roots.get(t.bundle)
         if (root === undefined) return `bundle '${t.bundle}' is no longer configured`
@@ -552,11 +553,17 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
         if (typeof at === "string") return at
         return workspaceStateProblem(dirs, at.absolute) ?? { root, absolute: at.absolute }
       })
+      // The engine's temp names: the journal's, and the ones it derives from the id and the target's index
+      // (the same order as the proposal's changes), for when the journal is unreadable or lies.
+      const idDigest = sha256(encoder.encode(id)).slice(0, 12)
       const temps = targets.flatMap((t, i) => {
         const at = located[i]
-        if (t.temp === undefined || typeof at === "string" || !/^\.akm-tx-[0-9a-f]{12}-\d+\.tmp$/.test(path.posix.basename(t.temp))) return []
-        const temp = locate(at!.root, t.temp)
-        return typeof temp === "string" || temp.stat === undefined || path.dirname(temp.absolute) !== path.dirname(at!.absolute) ? [] : [temp.absolute]
+        if (typeof at === "string") return []
+        return [...new Set([t.temp, tempName(t.path, idDigest, i)])].flatMap((name) => {
+          if (name === undefined || !/^\.akm-tx-[0-9a-f]{12}-\d+\.tmp$/.test(path.posix.basename(name))) return []
+          const temp = locate(at!.root, name)
+          return typeof temp === "string" || temp.stat === undefined || path.dirname(temp.absolute) !== path.dirname(at!.absolute) ? [] : [temp.absolute]
+        })
       })
       const digest = sha256(encoder.encode(`${id}/resolve`)).slice(0, 12)
       yield* io(paths.txnDir, () => {
@@ -594,12 +601,22 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
           changes.push(applied)
         }
         for (const temp of temps) if (fs.existsSync(temp)) removeFile(temp)
-        if (direction === "rollback" && journal !== undefined && problems.length === 0) {
-          const created = journal.createdDirs.flatMap((d) => {
-            const root = roots.get(d.bundle)
-            const at = root === undefined ? "gone" : locate(root, d.path, "directory")
-            return typeof at === "string" ? [] : [at.absolute]
-          })
+        if (direction === "rollback" && problems.length === 0) {
+          // The directories the set created: from the journal, else every directory above a created file
+          // (only an empty one is removed, so nothing anyone put there is lost).
+          const dirsOf = journal !== undefined
+            ? journal.createdDirs.map((d) => ({ bundle: d.bundle, path: d.path }))
+            : targets.filter((t) => t.beforeHash === null).flatMap((t) => {
+              const parts = t.path.split("/")
+              return parts.slice(1).map((_, i) => ({ bundle: t.bundle, path: parts.slice(0, i + 1).join("/") }))
+            })
+          const created = [...new Map(dirsOf.map((d) => [`${d.bundle}\0${d.path}`, d])).values()]
+            .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+            .flatMap((d) => {
+              const root = roots.get(d.bundle)
+              const at = root === undefined ? "gone" : locate(root, d.path, "directory")
+              return typeof at === "string" ? [] : [at.absolute]
+            })
           removeEmptyDirs(created)
         }
       })
