@@ -4,7 +4,7 @@ import { stringify as toYaml } from "yaml"
 import { configGet, configList, configPath, configSet, configUnset } from "../programs/config.js"
 import { globalOptions } from "./options.js"
 import type { View } from "./render.js"
-import { runCommand } from "./run.js"
+import { callerContext, runCommand } from "./run.js"
 
 const key = Args.text({ name: "key" }).pipe(Args.withDescription("a dotted key such as search.limit or bundles.notes.writable"))
 
@@ -25,7 +25,7 @@ const get = Command.make("get", { key, ...globalOptions }, (o) => runCommand(o, 
 const set = Command.make(
   "set",
   { key, value: Args.text({ name: "value" }).pipe(Args.withDescription("YAML value: text, a number, true/false or [a, b]")), ...globalOptions },
-  (o) => runCommand(o, configSet(o.key, o.value), setView)
+  (o) => runCommand(o, configSet(o.key, o.value, callerContext()), setView)
 ).pipe(Command.withDescription("Set a config value, keeping the file's comments and key order. Example: akm config set search.limit 30"))
 const unset = Command.make("unset", { key, ...globalOptions }, (o) => runCommand(o, configUnset(o.key), unsetView)).pipe(
   Command.withDescription("Remove a config key. Example: akm config unset search.limit")

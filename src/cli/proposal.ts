@@ -3,13 +3,14 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { createInterface } from "node:readline/promises"
-import { Conflict } from "../domain/Errors.js"
+import { Conflict, UsageError } from "../domain/Errors.js"
 import { PROPOSAL_STATUSES, shortId } from "../domain/Proposal.js"
 import { proposalAccept, type DecisionResult } from "../programs/proposals/accept.js"
 import { proposalDiff } from "../programs/proposals/diff.js"
 import { proposalList } from "../programs/proposals/list.js"
 import { proposalNew } from "../programs/proposals/new.js"
 import { proposalReject } from "../programs/proposals/reject.js"
+import { proposalRecover, type RecoverResult } from "../programs/proposals/resolve.js"
 import { proposalRevert } from "../programs/proposals/revert.js"
 import { proposalShow, type ProposalView } from "../programs/proposals/show.js"
 import type { ProposalSummary } from "../services/ProposalStore.js"
@@ -131,6 +132,32 @@ const revert = Command.make("revert", { id, ...globalOptions }, (o) => runComman
   Command.withDescription("Undo an accepted proposal: restore the replaced bytes, remove created files. Example: akm proposal revert 1a2b3c4d")
 )
 
+const recoverView: View<RecoverResult> = {
+  text: (r, s) =>
+    [
+      `${s.green("✓")} ${r.direction === "rollback" ? "rolled back" : "rolled forward"} transaction ${r.transaction}${r.proposal === null ? "" : ` (proposal ${shortId(r.proposal.id)}, now ${r.proposal.status})`}`,
+      ...r.restored.map((f) => `  restored ${f}`)
+    ].join("\n")
+}
+
+const recover = Command.make(
+  "recover",
+  {
+    id: Args.text({ name: "id" }).pipe(Args.withDescription("the transaction id `akm health` names, or the proposal's id")),
+    rollback: Options.boolean("rollback").pipe(Options.withDescription("put every file back to its bytes before the transaction, from the backups")),
+    forward: Options.boolean("forward").pipe(Options.withDescription("finish the transaction: every file at its new bytes")),
+    ...globalOptions
+  },
+  (o) =>
+    runCommand(
+      o,
+      o.rollback === o.forward
+        ? Effect.fail(new UsageError({ message: "say which way to resolve it: --rollback or --forward", hint: "--rollback restores the files from the backups; --forward finishes the change" }))
+        : proposalRecover(o.id, o.rollback ? "rollback" : "forward"),
+      recoverView
+    )
+).pipe(Command.withDescription("Resolve an interrupted transaction recovery would not touch (a damaged journal). Example: akm proposal recover 1a2b3c4d --rollback"))
+
 const create = Command.make(
   "new",
   {
@@ -144,5 +171,5 @@ const create = Command.make(
 
 export const proposalCommand = Command.make("proposal").pipe(
   Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal. Example: akm proposal list --status pending"),
-  Command.withSubcommands([list, show, diff, accept, reject, revert, create])
+  Command.withSubcommands([list, show, diff, accept, reject, revert, recover, create])
 )

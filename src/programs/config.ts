@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { parse as parseYaml } from "yaml"
 import { ConfigInvalid, NotFound, UsageError } from "../domain/Errors.js"
+import { expandUserPath } from "../domain/Paths.js"
+import { refuseWorkspaceInside } from "./bundle/checks.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 
 /** "bundles.notes.writable" → ["bundles", "notes", "writable"]; rejects empty segments. */
@@ -52,10 +54,37 @@ const forKey = (key: string, raw: string, error: ConfigInvalid): ConfigInvalid =
   })
 }
 
-export const configSet = Effect.fn("config.set")(function* (key: string, raw: string) {
+/** The config with `value` set at `path`, as plain data (the edit is checked before it is written). */
+const withValue = (config: unknown, path: ReadonlyArray<string>, value: unknown): unknown => {
+  const [head, ...rest] = path
+  if (head === undefined) return value
+  const object = config !== null && typeof config === "object" && !Array.isArray(config) ? (config as Record<string, unknown>) : {}
+  return { ...object, [head]: withValue(object[head], rest, value) }
+}
+
+/**
+ * R-WS-1 for `config set bundles.*`: a filesystem bundle's folder may not
+ * overlap the workspace's own directories, the same rule `bundle add` applies.
+ */
+const refuseOverlappingRoots = (path: ReadonlyArray<string>, value: unknown, home: string | undefined) =>
+  Effect.gen(function* () {
+    const workspace = yield* WorkspaceConfig
+    const current = yield* workspace.read
+    const next = withValue(current, path, value) as { readonly bundles?: Record<string, { readonly source?: { readonly kind?: unknown; readonly path?: unknown } }> }
+    for (const [name, bundle] of Object.entries(next.bundles ?? {})) {
+      const source = bundle?.source
+      if (source?.kind !== "filesystem" || typeof source.path !== "string" || source.path === "") continue
+      if (source.path.startsWith("~") && home === undefined) continue
+      const root = expandUserPath(source.path, workspace.paths.configDir, home ?? "/")
+      yield* refuseWorkspaceInside(workspace.paths, name, root)
+    }
+  })
+
+export const configSet = Effect.fn("config.set")(function* (key: string, raw: string, caller: { readonly home?: string } = {}) {
   const workspace = yield* WorkspaceConfig
   const path = yield* parseKey(key)
   const value = parseValue(raw)
+  if (path[0] === "bundles") yield* refuseOverlappingRoots(path, value, caller.home)
   yield* workspace.update((editor) => editor.set(path, value)).pipe(Effect.catchTag("ConfigInvalid", (e) => Effect.fail(forKey(key, raw, e))))
   return { key, value }
 })

@@ -6,14 +6,23 @@ import { WorkspaceUnavailable } from "../domain/Errors.js"
 import { IndexStore, type DiagnosticCounts, type TypeSize } from "../services/IndexStore.js"
 import { LogStore } from "../services/LogStore.js"
 import { ProposalStore } from "../services/ProposalStore.js"
+import { Transaction } from "../services/Transaction.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
 import { shellCommand } from "../domain/ShellQuote.js"
 import { plural } from "../domain/Plural.js"
 
+/** Interrupted transactions recovery will not act on: every writer refuses until each is resolved. */
+const damagedJournals = Effect.map(Effect.flatMap(Transaction, (t) => t.inspect), (damaged) =>
+  damaged.map((d): Attention => ({
+    code: "damaged-journal",
+    message: `transaction ${d.id} was interrupted and cannot be recovered automatically: ${d.reason}; akm writes nothing until it is resolved`,
+    hint: `run \`akm proposal recover ${d.id} --rollback\` (restore the files from the backups) or \`--forward\` (finish it)`
+  })))
+
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name"
+  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name" | "damaged-journal"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -218,6 +227,8 @@ export const health = Effect.fn("health")(function* () {
     if (config.bundles[state.bundle] !== undefined) continue
     attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${plural(state.items, "item")} of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
   }
+
+  attention.push(...(yield* damagedJournals))
 
   return {
     ok: attention.length === 0,

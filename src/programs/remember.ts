@@ -21,6 +21,8 @@ export interface RememberInput {
 const MEMORY_ADAPTERS = ["akm", "okf"]
 
 const TITLE_CHARS = 60
+/** How often remember tries the next free name when a concurrent writer took the one it chose. */
+const NAME_ATTEMPTS = 5
 const DESCRIPTION_CHARS = 200
 
 /** Cuts text at a word boundary to at most `max` characters. */
@@ -62,27 +64,35 @@ export const remember = Effect.fn("remember")(function* (input: RememberInput) {
     })
   }
   const title = redact(input.title?.trim() || clip(firstSentence(text).replace(/[.!?]$/, ""), TITLE_CHARS))
-  const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
-  const ctx = files.context(info, walked.files)
-  const slug = headingSlug(title) || "memory"
-  let conceptId = `memories/${slug}`
-  for (let n = 2; ctx.exists(`${conceptId}.md`); n++) conceptId = `memories/${slug}-${n}`
   const tags = (input.tags ?? []).map((t) => t.trim()).filter((t) => t !== "")
-  const changes = yield* authorRedacted(adapter.create, {
-    type: "memory",
-    conceptId,
-    title,
-    description: redact(clip(firstSentence(text), DESCRIPTION_CHARS)),
-    body: redact(text.endsWith("\n") ? text : `${text}\n`),
-    ...(tags.length === 0 ? {} : { fields: redactFields({ tags }, redact) })
-  }, ctx).pipe(Effect.mapError(authoringConflict))
-  return yield* proposeAndApply({
-    title: `Remember: ${title}`,
-    recipe: "remember",
-    changeClass: "mechanical",
-    changes,
-    evidence: [{ kind: "user", id: "remember", hash: sha256Hex(text) }],
-    bundle,
-    root: info.root
-  })
+  const slug = headingSlug(title) || "memory"
+  // Concurrent remembers can pick the same free name; the engine's create check (beforeHash null) lets one win,
+  // and the others take the next free name (their attempt stays in the history as failed).
+  for (let attempt = 1; ; attempt++) {
+    const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
+    const ctx = files.context(info, walked.files)
+    let conceptId = `memories/${slug}`
+    for (let n = 2; ctx.exists(`${conceptId}.md`); n++) conceptId = `memories/${slug}-${n}`
+    const changes = yield* authorRedacted(adapter.create, {
+      type: "memory",
+      conceptId,
+      title,
+      description: redact(clip(firstSentence(text), DESCRIPTION_CHARS)),
+      body: redact(text.endsWith("\n") ? text : `${text}\n`),
+      ...(tags.length === 0 ? {} : { fields: redactFields({ tags }, redact) })
+    }, ctx).pipe(Effect.mapError(authoringConflict))
+    const made = yield* Effect.either(proposeAndApply({
+      title: `Remember: ${title}`,
+      recipe: "remember",
+      changeClass: "mechanical",
+      changes,
+      evidence: [{ kind: "user", id: "remember", hash: sha256Hex(text) }],
+      bundle,
+      root: info.root
+    }))
+    if (made._tag === "Right") return made.right
+    const error = made.left
+    const taken = error._tag === "StaleBeforeHash" && error.expected === null && changes.some((c) => c.path === error.path && c.beforeHash === null)
+    if (!taken || attempt >= NAME_ATTEMPTS) return yield* Effect.fail(error)
+  }
 })

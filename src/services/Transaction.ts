@@ -83,8 +83,57 @@ export interface RecoveryReport {
   readonly rolledBack: ReadonlyArray<string>
   /** Journal ids past their commit mark, finished. */
   readonly rolledForward: ReadonlyArray<string>
-  /** Journals left alone or only partly resolved, and why. */
-  readonly refused: ReadonlyArray<{ readonly id: string; readonly reason: string }>
+  /**
+   * Journals left alone or only partly resolved, and why. `damaged`: the
+   * journal (or retire record) is unreadable or names what no write may
+   * touch; it stays in place and every writer refuses until
+   * `resolve` (akm proposal recover) deals with it.
+   */
+  readonly refused: ReadonlyArray<{ readonly id: string; readonly reason: string; readonly damaged?: true }>
+}
+
+/** A set whose files are final but whose outcome the caller has not recorded yet (see `finished`). */
+export interface FinishedSet {
+  readonly id: string
+  readonly op: "apply" | "revert" | "retire"
+  readonly changes: ReadonlyArray<AppliedChange>
+}
+
+/** A transaction recovery will not act on, and why. */
+export interface DamagedTransaction {
+  readonly id: string
+  readonly reason: string
+}
+
+/** One file of a transaction as `resolve` knows it when the journal itself cannot be read. */
+export interface ResolveTarget {
+  readonly bundle: string
+  readonly path: string
+  readonly beforeHash: string | null
+  readonly afterHash: string | null
+  /** The new bytes, when the caller has them (a proposal's change). */
+  readonly after?: Uint8Array
+}
+
+export interface ResolveRequest {
+  readonly id: string
+  /** rollback: every file back to its before-bytes; forward: every file at its after-bytes. */
+  readonly direction: "rollback" | "forward"
+  /** What the set was meant to do, used when its journal cannot be read (from the proposal). */
+  readonly fallback?: { readonly op: "apply" | "revert"; readonly targets: ReadonlyArray<ResolveTarget> }
+}
+
+export interface ResolveResult {
+  readonly id: string
+  /** What the transaction was; "unknown" when neither its journal nor a fallback said. */
+  readonly op: "apply" | "revert" | "retire" | "unknown"
+  readonly direction: "rollback" | "forward"
+  /** The set's files as they now stand, in the direction asked (forward: as applied). */
+  readonly changes: ReadonlyArray<AppliedChange>
+  /** Files this call wrote or removed. */
+  readonly restored: ReadonlyArray<string>
+  /** Files left as they were, and why; non-empty = the journal was set aside in txn/.unresolved/. */
+  readonly problems: ReadonlyArray<string>
 }
 
 /**
@@ -112,6 +161,23 @@ export class Transaction extends Context.Tag("akm/Transaction")<Transaction, {
     { readonly publish: ApplyResult; readonly retire: ApplyResult | undefined },
     TransactionRefused | StaleBeforeHash | ValidationFailed | WorkspaceUnavailable
   >
+  /**
+   * Sets whose files are final (applied, or rolled forward by recovery in any
+   * process) and whose outcome has not been acknowledged: the caller records
+   * each, then calls `acknowledge`. Kept durably, so a crash between the two
+   * is caught up by the next command.
+   */
+  readonly finished: Effect.Effect<ReadonlyArray<FinishedSet>, WorkspaceUnavailable>
+  readonly acknowledge: (id: string, op: FinishedSet["op"]) => Effect.Effect<void, WorkspaceUnavailable>
+  /** Unfinished transactions recovery refuses to act on (read-only; takes no lease). */
+  readonly inspect: Effect.Effect<ReadonlyArray<DamagedTransaction>, WorkspaceUnavailable>
+  /**
+   * Resolves one unfinished (typically damaged) transaction by hand: each file
+   * provably at one end of the change is brought to the end asked for, with
+   * bytes from the backups (or the fallback's bytes); files in any other
+   * state, or that no write may touch, are left and reported.
+   */
+  readonly resolve: (request: ResolveRequest) => Effect.Effect<ResolveResult, TransactionRefused | WorkspaceUnavailable>
   /** A backed-up blob by its sha256, or undefined when the store does not hold it intact. */
   readonly blob: (hash: string) => Effect.Effect<Uint8Array | undefined, WorkspaceUnavailable>
 }>() {}

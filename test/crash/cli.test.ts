@@ -29,7 +29,7 @@ describe("crash points through the CLI", () => {
   })
 
   const memories = () => (fs.existsSync(path.join(kb, "memories")) ? fs.readdirSync(path.join(kb, "memories")).sort() : [])
-  const journals = () => (fs.existsSync(path.join(ws.dataDir, "txn")) ? fs.readdirSync(path.join(ws.dataDir, "txn")).filter((n) => n !== ".unresolved") : [])
+  const journals = () => (fs.existsSync(path.join(ws.dataDir, "txn")) ? fs.readdirSync(path.join(ws.dataDir, "txn")).filter((n) => n !== ".unresolved" && n !== ".finished") : [])
 
   it("the shipped CLI never crashes on AKM_TX_CRASH_AT", async () => {
     const result = await ws.run(["remember", "Shipped builds ignore crash hooks", "--bundle", "kb", "--title", "shipped"], { env: { AKM_TX_CRASH_AT: "after-journal" } })

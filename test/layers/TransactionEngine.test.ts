@@ -47,7 +47,8 @@ const workspace = (files: Readonly<Record<string, string>>, options: WorkspaceOp
 const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(Effect.either(effect))
 const read = (root: string, rel: string) => (fs.existsSync(path.join(root, rel)) ? fs.readFileSync(path.join(root, rel), "utf8") : undefined)
 const txnDir = (ws: TxWorkspace) => path.join(ws.dataDir, "txn")
-const txnEntries = (ws: TxWorkspace) => (fs.existsSync(txnDir(ws)) ? fs.readdirSync(txnDir(ws)) : [])
+// Finished records (txn/.finished/) wait for the caller to record the outcome; they are not unfinished work.
+const txnEntries = (ws: TxWorkspace) => (fs.existsSync(txnDir(ws)) ? fs.readdirSync(txnDir(ws)).filter((n) => n !== ".finished") : [])
 const archiveDir = (ws: TxWorkspace) => path.join(ws.dataDir, "archive")
 
 describe("TransactionEngine: refusals before anything is written", () => {
@@ -184,13 +185,16 @@ describe("TransactionEngine: writes, backups, journal", () => {
     expect(txnEntries(ws)).toEqual([])
   })
 
-  it("refuses an id whose unfinished journal recovery could not resolve", async () => {
+  it("refuses every write while a journal recovery could not read is in place (issue 13 item 2c)", async () => {
     const ws = workspace({ "knowledge/a.md": "a" })
     fs.mkdirSync(path.join(txnDir(ws), "stuck"), { recursive: true })
     fs.writeFileSync(path.join(txnDir(ws), "stuck", "journal.json"), "{ not json")
-    const result = await run(engineOver(ws).apply({ id: "stuck", changes: [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("a"), after: "b" }] }))
-    expect(result).toMatchObject({ left: { _tag: "TransactionRefused", reason: "an unfinished transaction with this id exists" } })
-    expect(Either.getOrThrow(await run(engineOver(ws).recover)).refused).toEqual([{ id: "stuck", reason: expect.stringContaining("not valid JSON") }])
+    for (const id of ["stuck", "other"]) {
+      const result = await run(engineOver(ws).apply({ id, changes: [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("a"), after: "b" }] }))
+      expect(result).toMatchObject({ left: { _tag: "TransactionRefused", path: "stuck", reason: expect.stringContaining("transaction stuck"), hint: expect.stringContaining("akm proposal recover stuck --rollback") } })
+    }
+    expect(read(ws.root, "knowledge/a.md")).toBe("a")
+    expect(Either.getOrThrow(await run(engineOver(ws).recover)).refused).toEqual([{ id: "stuck", reason: expect.stringContaining("not valid JSON"), damaged: true }])
   })
 })
 
@@ -386,5 +390,38 @@ describe("TransactionEngine: exact-path git commits (step 11)", () => {
     const plain = workspace({ "knowledge/a.md": "a" }, { gitCommit: true })
     expect(await run(engineOver(plain).apply({ id: "g2", changes: [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("a"), after: "b" }] })))
       .toMatchObject({ left: { _tag: "TransactionRefused", reason: expect.stringContaining("not inside a git repository") } })
+  })
+})
+
+describe("TransactionEngine: finished records and damaged journals (issue 13 item 2)", () => {
+  it("keeps a finished record of each set until the caller acknowledges it, also for a journal recovery rolled forward", async () => {
+    const ws = workspace({ "knowledge/a.md": "new a" })
+    const engine = engineOver(ws)
+    Either.getOrThrow(await run(engine.apply({ id: "f1", changes: [{ bundle: "notes", path: "knowledge/b.md", beforeHash: null, after: "b" }] })))
+    writeJournal(txnDir(ws), journalFor(ws, "f2", [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("old a"), afterHash: sha256("new a"), backup: sha256("old a"), temp: "knowledge/.akm-tx-000000000000-0.tmp" }], { phase: "committed" }))
+    Either.getOrThrow(await run(engine.recover))
+    const finished = Either.getOrThrow(await run(engine.finished))
+    expect(finished.map((f) => [f.id, f.op, f.changes.map((c) => c.path)])).toEqual(expect.arrayContaining([["f1", "apply", ["knowledge/b.md"]], ["f2", "apply", ["knowledge/a.md"]]]))
+    Either.getOrThrow(await run(engine.acknowledge("f1", "apply")))
+    Either.getOrThrow(await run(engine.acknowledge("f2", "apply")))
+    expect(Either.getOrThrow(await run(engine.finished))).toEqual([])
+  })
+
+  it("inspect lists a damaged journal; resolve rolls it back from the backups using the caller's targets", async () => {
+    const ws = workspace({ "knowledge/a.md": "new a" })
+    putBlob(archiveDir(ws), new TextEncoder().encode("old a"))
+    fs.mkdirSync(path.join(txnDir(ws), "d1"), { recursive: true })
+    fs.writeFileSync(path.join(txnDir(ws), "d1", "journal.json"), "{\"version\":1,")
+    const engine = engineOver(ws)
+    expect(Either.getOrThrow(await run(engine.inspect))).toEqual([{ id: "d1", reason: expect.stringContaining("not valid JSON") }])
+    const resolved = Either.getOrThrow(await run(engine.resolve({
+      id: "d1",
+      direction: "rollback",
+      fallback: { op: "apply", targets: [{ bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("old a"), afterHash: sha256("new a") }] }
+    })))
+    expect(resolved).toMatchObject({ op: "apply", restored: ["notes//knowledge/a.md"], problems: [] })
+    expect(read(ws.root, "knowledge/a.md")).toBe("old a")
+    expect(Either.getOrThrow(await run(engine.inspect))).toEqual([])
+    expect(txnEntries(ws)).toEqual([])
   })
 })

@@ -201,24 +201,31 @@ describe("proposals", () => {
       yield* mine
       const { proposal } = yield* propose({ title: "x", recipe: "manual", changeClass: "semantic", changes: [{ bundle: "mine", path: "knowledge/x.md", beforeHash: null, after: "---\ndescription: X\n---\n# X\n" }] })
       const real = yield* Transaction
-      const finished = (ids: ReadonlyArray<string>) => Transaction.of({ ...real, recover: Effect.succeed({ rolledBack: [], rolledForward: ids, refused: [] }) })
-      yield* recoverWrites().pipe(Effect.provideService(Transaction, finished([proposal.id, randomUUID()])))
+      const changes = [{ bundle: "mine", path: "knowledge/x.md", beforeHash: null, afterHash: "a".repeat(64) }]
+      const acknowledged: Array<string> = []
+      const finished = (op: "apply" | "revert") => Transaction.of({
+        ...real,
+        finished: Effect.succeed([{ id: proposal.id, op, changes }, { id: randomUUID(), op, changes }]),
+        acknowledge: (id, o) => Effect.sync(() => void acknowledged.push(`${id}.${o}`))
+      })
+      yield* recoverWrites().pipe(Effect.provideService(Transaction, finished("apply")))
       const accepted = yield* proposalShow(proposal.id)
       expect(accepted).toMatchObject({ status: "accepted", decidedBy: "recovery", outcomes: [{ kind: "accepted", note: expect.stringContaining("recovery"), changes: [{ path: "knowledge/x.md", beforeHash: null }] }] })
-      yield* recoverWrites().pipe(Effect.provideService(Transaction, finished([proposal.id])))
+      expect(acknowledged).toHaveLength(2)
+      yield* recoverWrites().pipe(Effect.provideService(Transaction, finished("revert")))
       expect((yield* findProposal(proposal.id)).status).toBe("reverted")
     }).pipe(Effect.provide(AkmTest)))
 
-  it.effect("an accept that finished writing but not recording is found in place on the next accept", () =>
+  it.effect("after-bytes in place without the proposal's own journal are stale, not 'found applied' (issue 13 item 2b)", () =>
     Effect.gen(function* () {
       const root = yield* mine
       const after = "---\ndescription: X\n---\n# X\n"
       const { proposal } = yield* propose({ title: "x", recipe: "manual", changeClass: "semantic", changes: [{ bundle: "mine", path: "knowledge/x.md", beforeHash: null, after }] })
       fs.mkdirSync(path.join(root, "knowledge"), { recursive: true })
       fs.writeFileSync(path.join(root, "knowledge/x.md"), after)
-      const accepted = yield* proposalAccept(proposal.id)
-      expect(accepted).toMatchObject({ status: "accepted", warnings: [expect.stringContaining("already applied")] })
-      expect((yield* findProposal(proposal.id)).decidedBy).toBe("recovery")
+      const error = failure(yield* Effect.exit(proposalAccept(proposal.id)))
+      expect(error).toMatchObject({ _tag: "StaleBeforeHash", path: "knowledge/x.md" })
+      expect((yield* findProposal(proposal.id)).status).toBe("failed")
     }).pipe(Effect.provide(AkmTest)))
 
   it.effect("read-only bundles take no proposals", () =>

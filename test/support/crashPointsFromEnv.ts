@@ -8,7 +8,8 @@ import { CrashPoints } from "../../src/services/CrashPoints.js"
  *
  *   AKM_TX_CRASH_AT=after-journal     SIGKILL at the first point of that name
  *   AKM_TX_CRASH_AT=write#2           at its second occurrence
- *   AKM_TX_CRASH_AT=random:<seed>     at the n-th point passed, n drawn from the seed
+ *   AKM_TX_CRASH_AT=random:<seed>     at the n-th point passed, n drawn from the seed (1–16)
+ *   AKM_TX_CRASH_AT=random:<seed>/<span>   the same with n in 1–span (long sets)
  *   AKM_TX_PAUSE_AT=<name>:<millis>   block at a point instead (race tests)
  *
  * The point's name goes to stderr first, so a test knows where it died. A
@@ -19,12 +20,12 @@ import { CrashPoints } from "../../src/services/CrashPoints.js"
 const RANDOM_SPAN = 16
 
 /** Mulberry32: a small seeded generator, so a failing random trial can be replayed by its seed. */
-const seededIndex = (seed: number): number => {
+const seededIndex = (seed: number, span = RANDOM_SPAN): number => {
   let t = (seed + 0x6d2b79f5) | 0
   t = Math.imul(t ^ (t >>> 15), t | 1)
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
   const unit = ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  return 1 + Math.floor(unit * RANDOM_SPAN)
+  return 1 + Math.floor(unit * span)
 }
 
 export const crashPointsFrom = (crash: string | undefined, paused: string | undefined): CrashPoints["Type"] => {
@@ -32,7 +33,10 @@ export const crashPointsFrom = (crash: string | undefined, paused: string | unde
   let passed = 0
   const seen = new Map<string, number>()
   const matches = (spec: string, name: string, occurrence: number): boolean => {
-    if (spec.startsWith("random:")) return passed === seededIndex(Number(spec.slice("random:".length)))
+    if (spec.startsWith("random:")) {
+      const [seed, span] = spec.slice("random:".length).split("/")
+      return passed === seededIndex(Number(seed), span === undefined ? undefined : Number(span))
+    }
     const [wanted, nth] = spec.split("#")
     return wanted === name && occurrence === (nth === undefined ? 1 : Number(nth))
   }

@@ -183,7 +183,7 @@ export const runChild = (script: string, ws: TxWorkspace, op: ChildOp & { readon
 /** Transaction directories left under $DATA/txn (the set-aside folder excluded). */
 export const leftoverJournals = (ws: TxWorkspace): ReadonlyArray<string> => {
   try {
-    return fs.readdirSync(path.join(ws.dataDir, "txn")).filter((name) => name !== ".unresolved")
+    return fs.readdirSync(path.join(ws.dataDir, "txn")).filter((name) => name !== ".unresolved" && name !== ".finished")
   } catch {
     return []
   }

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { redact } from "../../domain/Redaction.js"
 import { neutralise } from "../../domain/TerminalText.js"
 import { Progress } from "../../services/Progress.js"
 
@@ -28,8 +29,9 @@ export const makeProgress = (options: ProgressOptions) => {
       }),
     warn: (message) =>
       Effect.sync(() => {
-        // Bundle names and paths reach these lines: no escape sequence of theirs may act.
-        if (!options.quiet) options.write(`${neutralise(message)}\n`)
+        // Bundle names, paths and failure reasons reach these lines: no escape sequence of theirs may act, and
+        // no secret shape is printed (the redactor's patterns; this layer has no workspace to know values from).
+        if (!options.quiet) options.write(`${neutralise(redact(message))}\n`)
       })
   })
 }

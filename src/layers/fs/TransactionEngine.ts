@@ -17,7 +17,11 @@ import {
   type AppliedChange,
   type ApplyRequest,
   type ApplyResult,
-  type RecoveryReport
+  type DamagedTransaction,
+  type FinishedSet,
+  type RecoveryReport,
+  type ResolveRequest,
+  type ResolveResult
 } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { commitExactPaths, findRepository } from "../git/ExactPathCommit.js"
@@ -25,10 +29,14 @@ import { workspaceLease } from "../sqlite/leaseEvents.js"
 import { getBlob, putBlob, sweepBlobTemps } from "./transaction/BlobStore.js"
 import { workspaceBundles, type BundleResolver, type TargetBundle } from "./transaction/Bundles.js"
 import { crashPointsNone } from "./transaction/CrashPoints.js"
-import { commitTemp, makeDirs, removeFile, writeTemp } from "./transaction/FileOps.js"
+import { commitTemp, makeDirs, removeEmptyDirs, removeFile, replaceFile, writeTemp } from "./transaction/FileOps.js"
 import {
+  FINISHED_DIR,
   JOURNAL_FILE,
+  listFinished,
   listTransactions,
+  removeFinished,
+  writeFinished,
   readJournal,
   readRetireRecord,
   removeRecord,
@@ -41,7 +49,7 @@ import {
 } from "./transaction/Journal.js"
 import { withLease } from "./transaction/Lease.js"
 import { finalTargets, locateJournal, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
-import { idProblem, locate, sha256 } from "./transaction/Target.js"
+import { canonical, currentHash, idProblem, locate, lstatOrUndefined, readIfExists, sha256, workspaceStateProblem, type WorkspaceDirs } from "./transaction/Target.js"
 import { newErrors } from "./transaction/Validation.js"
 
 /**
@@ -60,7 +68,7 @@ import { newErrors } from "./transaction/Validation.js"
  */
 
 export interface EngineOptions {
-  readonly paths: Pick<WorkspacePaths, "txnDir" | "archiveDir" | "locksDir">
+  readonly paths: Pick<WorkspacePaths, "txnDir" | "archiveDir" | "locksDir"> & Partial<Pick<WorkspacePaths, "configDir" | "dataDir" | "cacheDir">>
   readonly bundles: BundleResolver
   readonly files: BundleFiles["Type"]
   /** How long a writer waits for the lease (default 30 s). */
@@ -109,7 +117,7 @@ const shapeProblem = (change: FileChange): string | undefined => {
 const staleHint = "the file changed since the change was made; regenerate the change from the current file or resolve it by hand"
 
 /** Checks every change under the lease and reads what it replaces: the first problem refuses the whole set. */
-const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: ReadonlyMap<string, TargetBundle>): ReadonlyArray<Step> | Refusal => {
+const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: ReadonlyMap<string, TargetBundle>, dirs: WorkspaceDirs): ReadonlyArray<Step> | Refusal => {
   const seen = new Set<string>()
   const steps: Array<Step> = []
   const digest = sha256(encoder.encode(id)).slice(0, 12)
@@ -121,7 +129,9 @@ const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: Read
     if (seen.has(key)) return refused(change.path, "the change set touches this path twice", "merge the changes to one path into one")
     seen.add(key)
     const located = locate(bundle.root, change.path)
-    if (typeof located === "string") return refused(change.path, located, "akm writes only regular files inside the bundle root, never through symbolic links")
+    if (typeof located === "string") return refused(change.path, located, "akm writes only regular files inside the bundle root, never through symbolic links nor into .git/, .hg/ or .svn/")
+    const state = workspaceStateProblem(dirs, located.absolute)
+    if (state !== undefined) return refused(change.path, state, "a bundle root must not hold akm's config, data or cache directory; move the bundle or the directory")
     const before = located.stat === undefined ? undefined : fs.readFileSync(located.absolute)
     const beforeHash = before === undefined ? null : sha256(before)
     if (beforeHash !== change.beforeHash) {
@@ -242,6 +252,13 @@ const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (poi
     return { commits, warnings }
   })
 
+/** The transaction id of a finished record's file name (<id>.<op>.json). */
+const finishedId = (file: string): string => file.replace(/\.(apply|revert|retire)\.json$/, "")
+
+/** A journal's targets as the AppliedChanges a caller records. */
+const appliedOf = (journal: Journal): ReadonlyArray<AppliedChange> =>
+  journal.targets.map((t) => ({ bundle: t.bundle, path: t.path, beforeHash: t.beforeHash, afterHash: t.afterHash, ...(t.backup === undefined ? {} : { backup: t.backup }) }))
+
 export const makeTransactionEngine = (options: EngineOptions): Transaction["Type"] => {
   const { paths } = options
   const crashPoint = (options.crashPoints ?? crashPointsNone).reach
@@ -251,6 +268,22 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   }))
   const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
   const io = <A>(where: string, f: () => A) => Effect.try({ try: f, catch: (cause) => unavailable(where, cause) })
+  // Compared as real paths: bundle roots are real paths too.
+  const dirs: WorkspaceDirs = {
+    configDir: paths.configDir === undefined ? undefined : canonical(paths.configDir),
+    dataDir: paths.dataDir === undefined ? undefined : canonical(paths.dataDir),
+    cacheDir: paths.cacheDir === undefined ? undefined : canonical(paths.cacheDir)
+  }
+  /** A journal whose targets name workspace state is refused like one pointing outside its root. */
+  const locateSafely = (journal: Journal, roots: ReadonlyMap<string, string>): LocatedJournal | string => {
+    const located = locateJournal(journal, roots)
+    if (typeof located === "string") return located
+    for (const { target, absolute } of located.targets) {
+      const problem = workspaceStateProblem(dirs, absolute)
+      if (problem !== undefined) return `${target.bundle}//${target.path}: ${problem}`
+    }
+    return located
+  }
 
   const resolveAll = (names: ReadonlyArray<string>) =>
     Effect.gen(function* () {
@@ -279,7 +312,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
         }
       }
       // Steps 2 and 4: containment and before-hashes, under the lease.
-      const planned = yield* io(paths.txnDir, () => planSteps(request.id, request.changes, bundles))
+      const planned = yield* io(paths.txnDir, () => planSteps(request.id, request.changes, bundles, dirs))
       if (!Array.isArray(planned)) return yield* Effect.fail(planned as Refusal)
       const steps = planned as ReadonlyArray<Step>
 
@@ -300,6 +333,8 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis)
       yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
       const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
+      // The finished record outlives the journal until the caller has recorded the outcome.
+      yield* io(paths.txnDir, () => writeFinished(paths.txnDir, { ...journal, phase: "committed" }))
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, request.id, JOURNAL_FILE))
       crashPoint("after-journal-removed")
       return {
@@ -336,12 +371,12 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       removeRecord(paths.txnDir, id, JOURNAL_FILE)
     }))
 
-  type Outcome = { readonly rolledBack?: string; readonly rolledForward?: string; readonly refused?: { id: string; reason: string } }
+  type Outcome = { readonly rolledBack?: string; readonly rolledForward?: string; readonly refused?: { id: string; reason: string; damaged?: true } }
 
   const recoverJournal = (id: string, journal: Journal) =>
     Effect.gen(function* () {
-      const located = locateJournal(journal, yield* currentRoots(Object.keys(journal.bundles)))
-      if (typeof located === "string") return { refused: { id, reason: `journal refused: ${located}` } } satisfies Outcome
+      const located = locateSafely(journal, yield* currentRoots(Object.keys(journal.bundles)))
+      if (typeof located === "string") return { refused: { id, reason: `journal refused: ${located}`, damaged: true } } satisfies Outcome
       yield* io(paths.archiveDir, () => sweepBlobTemps(paths.archiveDir, journal.targets.flatMap((t) => (t.backup === undefined ? [] : [t.backup]))))
       if (journal.phase === "prepared") {
         const problems = yield* io(paths.txnDir, () => rollBack(located, paths.archiveDir))
@@ -355,6 +390,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       // Past the mark every write is done: finishing means the git commit and removing the journal.
       yield* io(paths.txnDir, () => removeTemps(located))
       yield* commitToGit(journal, located, crashPoint)
+      yield* io(paths.txnDir, () => writeFinished(paths.txnDir, journal))
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
       return { rolledForward: id } satisfies Outcome
     })
@@ -400,7 +436,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   const recoverLocked = Effect.gen(function* () {
     const rolledBack: Array<string> = []
     const rolledForward: Array<string> = []
-    const refusedIds: Array<{ id: string; reason: string }> = []
+    const refusedIds: Array<{ id: string; reason: string; damaged?: true }> = []
     const record = (outcome: Outcome) => {
       if (outcome.rolledBack !== undefined) rolledBack.push(outcome.rolledBack)
       if (outcome.rolledForward !== undefined) rolledForward.push(outcome.rolledForward)
@@ -412,34 +448,200 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
     for (const id of ids) {
       const badId = idProblem(id)
       if (badId !== undefined) {
-        record({ refused: { id, reason: `not a transaction directory: ${badId}` } })
+        record({ refused: { id, reason: `not a transaction directory: ${badId}`, damaged: true } })
         blocked.add(id)
         continue
       }
       const journal = yield* io(paths.txnDir, () => readJournal(paths.txnDir, id))
-      const outcome: Outcome = typeof journal === "string" ? { refused: { id, reason: journal } } : journal === undefined ? {} : yield* recoverJournal(id, journal)
+      const outcome: Outcome = typeof journal === "string" ? { refused: { id, reason: journal, damaged: true } } : journal === undefined ? {} : yield* recoverJournal(id, journal)
       record(outcome)
       if (outcome.refused !== undefined) blocked.add(id)
     }
     for (const id of ids) {
       if (blocked.has(id)) continue
       const retire = yield* io(paths.txnDir, () => readRetireRecord(paths.txnDir, id))
-      if (typeof retire === "string") record({ refused: { id, reason: retire } })
+      if (typeof retire === "string") record({ refused: { id, reason: retire, damaged: true } })
       else if (retire !== undefined) record(yield* recoverRetire(id, retire))
       // What a crash left before a journal was complete holds nothing that was applied.
       else yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
     }
+    // A finished record that cannot be read would leave its proposal's record behind its bytes.
+    for (const finished of yield* io(paths.txnDir, () => listFinished(paths.txnDir))) {
+      if ("problem" in finished) record({ refused: { id: finishedId(finished.file), reason: `the record of a finished transaction is unreadable (${finished.problem})`, damaged: true } })
+    }
     return { rolledBack, rolledForward, refused: refusedIds } satisfies RecoveryReport as RecoveryReport
   })
 
-  const apply = (request: ApplyRequest) => underLease(Effect.zipRight(recoverLocked, applyLocked(request, "apply", true)))
+  /**
+   * Recovery, then a refusal while any journal is damaged: a writer never goes
+   * ahead past a transaction it could not account for (its files may be
+   * half-written, and a later write could bury that).
+   */
+  const recoverOrRefuse = Effect.flatMap(recoverLocked, (report) => {
+    const damaged = report.refused.find((r) => r.damaged === true)
+    return damaged === undefined
+      ? Effect.succeed(report)
+      : Effect.fail(refused(
+        damaged.id,
+        `transaction ${damaged.id} was interrupted and its journal cannot be used (${damaged.reason}); akm writes nothing until it is resolved`,
+        `run \`akm proposal recover ${damaged.id} --rollback\` to put its files back from the backups (or --forward to finish it); \`akm health\` lists such transactions`
+      ))
+  })
+
+  const apply = (request: ApplyRequest) => underLease(Effect.zipRight(recoverOrRefuse, applyLocked(request, "apply", true)))
+
+  /** Damaged transactions, read-only: what recovery would refuse, and unreadable finished records. */
+  const inspect = Effect.gen(function* () {
+    const damaged: Array<DamagedTransaction> = []
+    for (const id of yield* io(paths.txnDir, () => listTransactions(paths.txnDir))) {
+      const badId = idProblem(id)
+      if (badId !== undefined) {
+        damaged.push({ id, reason: `not a transaction directory: ${badId}` })
+        continue
+      }
+      const journal = yield* io(paths.txnDir, () => readJournal(paths.txnDir, id))
+      if (typeof journal === "string") damaged.push({ id, reason: journal })
+      else if (journal !== undefined) {
+        const located = locateSafely(journal, yield* currentRoots(Object.keys(journal.bundles)))
+        if (typeof located === "string") damaged.push({ id, reason: `journal refused: ${located}` })
+      }
+      const retire = yield* io(paths.txnDir, () => readRetireRecord(paths.txnDir, id))
+      if (typeof retire === "string") damaged.push({ id, reason: retire })
+    }
+    for (const record of yield* io(paths.txnDir, () => listFinished(paths.txnDir))) {
+      if ("problem" in record) damaged.push({ id: finishedId(record.file), reason: `the record of a finished transaction is unreadable (${record.problem})` })
+    }
+    return damaged as ReadonlyArray<DamagedTransaction>
+  })
+
+  /** The bytes with a given hash: the archive, the caller's bytes, or a temp file the set left. */
+  const bytesFor = (hash: string, offered: ReadonlyArray<Uint8Array>, temps: ReadonlyArray<string>): Uint8Array | undefined => {
+    const archived = getBlob(paths.archiveDir, hash)
+    if (archived !== undefined) return archived
+    for (const bytes of offered) if (sha256(bytes) === hash) return bytes
+    for (const temp of temps) {
+      const bytes = readIfExists(temp)
+      if (bytes !== undefined && sha256(bytes) === hash) return bytes
+    }
+    return undefined
+  }
+
+  /** `resolve`, under the lease: every provable file to the end asked for; the rest left and reported. */
+  const resolveLocked = (request: ResolveRequest) =>
+    Effect.gen(function* () {
+      const { id, direction } = request
+      const badId = idProblem(id)
+      if (badId !== undefined) return yield* refused(id, badId, "use the transaction id `akm health` lists, or the proposal id")
+      const read = yield* io(paths.txnDir, () => readJournal(paths.txnDir, id))
+      const retire = yield* io(paths.txnDir, () => readRetireRecord(paths.txnDir, id))
+      const finishedDamaged = (yield* io(paths.txnDir, () => listFinished(paths.txnDir))).filter((r) => "problem" in r && r.file.startsWith(`${id}.`))
+      const journal = typeof read === "string" ? undefined : read
+      if (read === undefined && retire === undefined && finishedDamaged.length === 0) {
+        return yield* refused(id, `there is no unfinished transaction ${id}`, "`akm health` lists the transactions that need recovering")
+      }
+      type Target = { bundle: string; path: string; beforeHash: string | null; afterHash: string | null; beforeMode?: number | undefined; temp?: string; after?: Uint8Array }
+      const targets: ReadonlyArray<Target> = journal?.targets ?? request.fallback?.targets ?? []
+      const op: ResolveResult["op"] = journal?.op ?? request.fallback?.op ?? "unknown"
+      const problems: Array<string> = []
+      const restored: Array<string> = []
+      const changes: Array<AppliedChange> = []
+      if (journal === undefined && request.fallback === undefined && read !== undefined) {
+        problems.push(`the journal of ${id} cannot be read and no proposal has this id, so akm cannot tell which files it touched: none was changed; check the bundles (e.g. git status)`)
+      }
+      const roots = yield* currentRoots([...new Set(targets.map((t) => t.bundle))])
+      // The caller's bytes count even when the journal is readable (a forged one holds only hashes).
+      const offered = (request.fallback?.targets ?? []).flatMap((t) => (t.after === undefined ? [] : [t.after]))
+      const located = targets.map((t) => {
+        const root = roots.get(t.bundle)
+        if (root === undefined) return `bundle '${t.bundle}' is no longer configured`
+        if (journal !== undefined && journal.bundles[t.bundle]?.root !== root) return `the journal names another root for '${t.bundle}'`
+        const at = locate(root, t.path)
+        if (typeof at === "string") return at
+        return workspaceStateProblem(dirs, at.absolute) ?? { root, absolute: at.absolute }
+      })
+      // The engine's temp names: the journal's, and the ones it derives from the id and the target's index
+      // (the same order as the proposal's changes), for when the journal is unreadable or lies.
+      const idDigest = sha256(encoder.encode(id)).slice(0, 12)
+      const temps = targets.flatMap((t, i) => {
+        const at = located[i]
+        if (typeof at === "string") return []
+        return [...new Set([t.temp, tempName(t.path, idDigest, i)])].flatMap((name) => {
+          if (name === undefined || !/^\.akm-tx-[0-9a-f]{12}-\d+\.tmp$/.test(path.posix.basename(name))) return []
+          const temp = locate(at!.root, name)
+          return typeof temp === "string" || temp.stat === undefined || path.dirname(temp.absolute) !== path.dirname(at!.absolute) ? [] : [temp.absolute]
+        })
+      })
+      const digest = sha256(encoder.encode(`${id}/resolve`)).slice(0, 12)
+      yield* io(paths.txnDir, () => {
+        for (const [i, t] of targets.entries()) {
+          const name = `${t.bundle}//${t.path}`
+          const at = located[i]!
+          if (typeof at === "string") {
+            problems.push(`${name}: not touched (${at})`)
+            continue
+          }
+          const want = direction === "rollback" ? t.beforeHash : t.afterHash
+          const other = direction === "rollback" ? t.afterHash : t.beforeHash
+          const current = currentHash(at.absolute)
+          const applied = { bundle: t.bundle, path: t.path, beforeHash: direction === "rollback" ? t.afterHash : t.beforeHash, afterHash: want, ...(t.beforeHash === null ? {} : { backup: t.beforeHash }) }
+          if (current === want) {
+            changes.push(applied)
+            continue
+          }
+          if (current !== other) {
+            problems.push(`${name} changed since the interrupted transaction; left as it is`)
+            continue
+          }
+          if (want === null) removeFile(at.absolute)
+          else {
+            const bytes = bytesFor(want, offered, temps)
+            if (bytes === undefined) {
+              problems.push(`${name}: the bytes it should hold (sha256 ${want.slice(0, 12)}…) are in no backup; left as it is`)
+              continue
+            }
+            fs.mkdirSync(path.dirname(at.absolute), { recursive: true })
+            const mode = direction === "rollback" ? (t.beforeMode ?? 0o644) : (lstatOrUndefined(at.absolute)?.mode ?? 0o644) & 0o7777
+            replaceFile(path.join(path.dirname(at.absolute), path.posix.basename(tempName(t.path, digest, i))), at.absolute, bytes, mode)
+          }
+          restored.push(name)
+          changes.push(applied)
+        }
+        for (const temp of temps) if (fs.existsSync(temp)) removeFile(temp)
+        if (direction === "rollback" && problems.length === 0) {
+          // The directories the set created: from the journal, else every directory above a created file
+          // (only an empty one is removed, so nothing anyone put there is lost).
+          const dirsOf = journal !== undefined
+            ? journal.createdDirs.map((d) => ({ bundle: d.bundle, path: d.path }))
+            : targets.filter((t) => t.beforeHash === null).flatMap((t) => {
+              const parts = t.path.split("/")
+              return parts.slice(1).map((_, i) => ({ bundle: t.bundle, path: parts.slice(0, i + 1).join("/") }))
+            })
+          const created = [...new Map(dirsOf.map((d) => [`${d.bundle}\0${d.path}`, d])).values()]
+            .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+            .flatMap((d) => {
+              const root = roots.get(d.bundle)
+              const at = root === undefined ? "gone" : locate(root, d.path, "directory")
+              return typeof at === "string" ? [] : [at.absolute]
+            })
+          removeEmptyDirs(created)
+        }
+      })
+      // Resolved either way: the journal no longer blocks writers; kept aside when anything was left.
+      if (read !== undefined) {
+        if (problems.length === 0) yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, JOURNAL_FILE))
+        else yield* setAside(id)
+      }
+      if (retire !== undefined) yield* io(paths.txnDir, () => removeRecord(paths.txnDir, id, RETIRE_FILE))
+      for (const record of finishedDamaged) if ("file" in record) yield* io(paths.txnDir, () => fs.rmSync(path.join(paths.txnDir, FINISHED_DIR, record.file), { force: true }))
+      return { id, op, direction, changes, restored, problems } satisfies ResolveResult as ResolveResult
+    })
 
   return Transaction.of({
     apply,
     revert: (request) =>
       underLease(
         Effect.gen(function* () {
-          yield* recoverLocked
+          yield* recoverOrRefuse
           const changes: Array<FileChange> = []
           for (const c of request.changes) {
             if (c.beforeHash === c.afterHash) continue
@@ -464,7 +666,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
     twoPhase: (publish, retire) =>
       underLease(
         Effect.gen(function* () {
-          yield* recoverLocked
+          yield* recoverOrRefuse
           for (const id of [publish.id, retire.id]) {
             const badId = idProblem(id)
             if (badId !== undefined) return yield* refused(id, badId, "use the proposal id")
@@ -504,7 +706,12 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
           return { publish: published, retire: retired.right }
         })
       ),
-    blob: (hash) => io(paths.archiveDir, () => getBlob(paths.archiveDir, hash))
+    blob: (hash) => io(paths.archiveDir, () => getBlob(paths.archiveDir, hash)),
+    finished: io(paths.txnDir, () =>
+      listFinished(paths.txnDir).flatMap((record): ReadonlyArray<FinishedSet> => ("problem" in record ? [] : [{ id: record.id, op: record.op, changes: appliedOf(record) }]))),
+    acknowledge: (id, op) => io(paths.txnDir, () => removeFinished(paths.txnDir, id, op)),
+    inspect,
+    resolve: (request) => underLease(resolveLocked(request))
   })
 }
 

@@ -112,7 +112,7 @@ export const bundleAdd = Effect.fn("bundle.add")(function* (input: BundleAddInpu
 
   const install = Effect.gen(function* () {
     // Before any directory is created: workspace state never lands inside a bundle (R-WS-1).
-    yield* refuseWorkspaceInside(workspace.paths, name, materialized.root)
+    yield* refuseWorkspaceInside(workspace.paths, name, materialized.root, { cached: source.kind !== "filesystem" })
     if (source.kind === "filesystem") {
       const lock = yield* workspace.readLock
       const twin = Object.entries(lock.bundles).find(([, entry]) => entry.source.kind === "filesystem" && entry.root === materialized.root)

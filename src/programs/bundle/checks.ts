@@ -24,22 +24,39 @@ const canonicalPath = (path: string) =>
   })
 
 /**
- * R-WS-1: workspace state never lives under a bundle root. `root` is a
- * realpath, so the workspace dirs are compared as realpaths too: a symlinked
- * temp or data dir cannot slip past.
+ * R-WS-1: workspace state and bundles never overlap. A root may not be or
+ * contain the config, data or cache dir, nor lie inside one of them — except
+ * under $AKM_DATA_DIR/bundles/<name>/, where `bundle create` puts bundles, and
+ * (for `cached` roots: git, npm and website copies) under the cache's
+ * sources/. `root` is a realpath, so the workspace dirs are compared as
+ * realpaths too: a symlinked temp or data dir cannot slip past.
  */
-export const refuseWorkspaceInside = (paths: WorkspacePaths, bundle: string, root: string) =>
+export const refuseWorkspaceInside = (paths: WorkspacePaths, bundle: string, root: string, options: { readonly cached?: boolean } = {}) =>
   Effect.forEach(
-    [["data", paths.dataDir], ["cache", paths.cacheDir]] as const,
+    [["config", paths.configDir], ["data", paths.dataDir], ["cache", paths.cacheDir]] as const,
     ([label, dir]) =>
-      Effect.flatMap(canonicalPath(dir), (real) =>
-        inside(real, root) || inside(dir, root)
-          ? Effect.fail(new WorkspaceUnavailable({
+      Effect.gen(function* () {
+        const real = yield* canonicalPath(dir)
+        const variable = `AKM_${label.toUpperCase()}_DIR`
+        if (inside(real, root) || inside(dir, root)) {
+          return yield* new WorkspaceUnavailable({
             path: dir,
             reason: `the akm ${label} directory is inside bundle '${bundle}' (${root})`,
-            hint: `choose a bundle folder that does not contain AKM_${label.toUpperCase()}_DIR`
-          }))
-          : Effect.void),
+            hint: `choose a bundle folder that does not contain ${variable}`
+          })
+        }
+        if (!inside(root, real) && !inside(root, dir)) return
+        if (label === "data") {
+          const bundles = posix.join(real, "bundles")
+          if (root !== bundles && inside(root, bundles)) return
+        }
+        if (label === "cache" && options.cached === true) return
+        return yield* new WorkspaceUnavailable({
+          path: root,
+          reason: `bundle '${bundle}' (${root}) lies inside the akm ${label} directory (${dir})`,
+          hint: label === "data" ? "choose a folder outside it, or make the bundle with `akm bundle create <name>` (it goes under its bundles/)" : `choose a bundle folder outside ${variable}`
+        })
+      }),
     { discard: true }
   )
 

@@ -138,7 +138,7 @@ export const bundleUpdate = Effect.fn("bundle.update")(function* (input: BundleU
       const fetched = yield* Effect.either(
         Effect.gen(function* () {
           const materialized = yield* materializer.materialize(name, bundle.source, { previous, force })
-          yield* refuseWorkspaceInside(workspace.paths, name, materialized.root)
+          yield* refuseWorkspaceInside(workspace.paths, name, materialized.root, { cached: bundle.source.kind !== "filesystem" })
           return materialized
         })
       )

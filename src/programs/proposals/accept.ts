@@ -1,13 +1,11 @@
 import { Effect, Either } from "effect"
 import { Conflict } from "../../domain/Errors.js"
-import { appliedFileOf, sha256Hex, shortId, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
-import { BundleFiles } from "../../services/BundleFiles.js"
+import { shortId, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { Transaction, type AppliedChange } from "../../services/Transaction.js"
 import { indexBundles } from "../indexBundles.js"
-import { resolveBundle } from "../scan.js"
 import { bundlesOf, findProposal, now } from "./lookup.js"
-import { recoverWrites } from "./recover.js"
+import { recordFinished, recoverWrites } from "./recover.js"
 
 /** What accept (and revert) report. */
 export interface DecisionResult {
@@ -45,24 +43,6 @@ export const refreshIndex = (bundles: ReadonlyArray<string>) =>
     )).pipe(Effect.map((warnings) => warnings.flat()))
 
 /**
- * Whether every file already holds the proposal's after-bytes (deleted files
- * are gone): an accept that crashed after the engine finished but before its
- * outcome was recorded leaves exactly this.
- */
-const inPlace = (proposal: Proposal) =>
-  Effect.gen(function* () {
-    const files = yield* BundleFiles
-    for (const bundle of bundlesOf(proposal)) {
-      const { info } = yield* resolveBundle(bundle)
-      for (const change of proposal.changes.filter((c) => c.bundle === bundle)) {
-        const current = yield* files.hash(info.root, [change.path]).pipe(Effect.map((h) => h.hash), Effect.orElseSucceed(() => null))
-        if (current !== (change.after === undefined ? null : sha256Hex(change.after))) return false
-      }
-    }
-    return true
-  }).pipe(Effect.orElseSucceed(() => false))
-
-/**
  * `akm proposal accept`: recovery first (R-TX-5), then the engine applies the
  * stored bytes exactly as reviewed (R-TX-2), then the outcome and the files
  * as applied (with their backups) are recorded with an event, then the
@@ -90,15 +70,10 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
   const at = yield* now
   if (Either.isLeft(applied)) {
     const error = applied.left
-    // Another process may have decided it while this one waited for the lease.
+    // Another process may have decided (or applied) it while this one waited for the lease.
+    yield* recordFinished()
     const current = yield* store.get(proposal.id)
     if (current !== undefined && current.status !== "pending") return yield* notPending(current, "accepted")
-    if (error._tag === "StaleBeforeHash" && (yield* inPlace(proposal))) {
-      const changes = proposal.changes.map(appliedFileOf)
-      yield* store.decide(proposal.id, { from: ["pending"], to: "accepted", at, by: "recovery", outcome: { changes, gitCommits: [], note: "found applied: an earlier accept finished writing but not recording" } })
-      const warnings = ["the change was already applied by an earlier, interrupted accept", ...(yield* refreshIndex(bundlesOf(proposal)))]
-      return { id: proposal.id, title: proposal.title, status: "accepted", changes, gitCommits: [], warnings } satisfies DecisionResult as DecisionResult
-    }
     if (error._tag === "StaleBeforeHash" || error._tag === "ValidationFailed") {
       yield* store.decide(proposal.id, { from: ["pending"], to: "failed", at, by, reason: error.message, outcome: { error: outcomeError(error) } })
     } else {
@@ -109,12 +84,15 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
   const result = applied.right
   // The files are the truth: a reject that raced this accept loses to the applied change.
   yield* store.decide(proposal.id, {
-    from: ["pending", "rejected", "expired"],
+    from: ["pending", "rejected", "expired", "failed"],
     to: "accepted",
     at,
     by,
     outcome: { changes: result.changes, gitCommits: result.gitCommits, ...(result.warnings === undefined || result.warnings.length === 0 ? {} : { note: result.warnings.join("; ") }) }
   })
+  yield* transaction.acknowledge(proposal.id, "apply")
+  // Sets this accept's own recovery finished for other proposals.
+  yield* recordFinished()
   // Recorded before the index refresh: the tree and state.db disagree for as short a time as possible.
   const warnings = [...(result.warnings ?? []), ...(yield* refreshIndex(bundlesOf(proposal)))]
   return {

@@ -13,6 +13,7 @@ import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { fileProblem } from "../fileProblem.js"
 import { outcomeError, proposalAccept } from "./accept.js"
 import { now } from "./lookup.js"
+import { recoverWrites } from "./recover.js"
 import { propose, type ProposeInput } from "./propose.js"
 
 /** What remember, import and create report. */
@@ -65,6 +66,8 @@ const autoApplyClasses = Effect.gen(function* () {
  */
 export const proposeAndApply = Effect.fn("proposal.direct")(function* (input: ProposeInput & { readonly bundle: string; readonly root: string }) {
   const classes = yield* autoApplyClasses
+  // Before a proposal is made: a damaged journal stops the command without leaving one behind.
+  if (autoApplies(input.changeClass, classes)) yield* recoverWrites()
   const { proposal, refs } = yield* propose(input)
   const applies = autoApplies(proposal.changeClass, classes)
   if (applies && proposal.evaluation?.verdict === "fail") {

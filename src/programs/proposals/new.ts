@@ -25,9 +25,12 @@ export interface ProposalNewInput {
 const bundlePath = (given: string) => {
   const p = given.normalize("NFC")
   const bad = p === "" || p.startsWith("/") || p.includes("\\") || p.includes("\0") || p.split("/").some((s) => s === "" || s === "." || s === "..")
-  return bad
-    ? Effect.fail(new UsageError({ message: `'${given}' is not a bundle-relative path`, hint: "write it like notes/topic.md: relative to the bundle root, / separators, no . or .. segments" }))
-    : Effect.succeed(p)
+  if (bad) return Effect.fail(new UsageError({ message: `'${given}' is not a bundle-relative path`, hint: "write it like notes/topic.md: relative to the bundle root, / separators, no . or .. segments" }))
+  // The engine refuses these too; saying so now spares a proposal that could never apply.
+  const vcs = p.split("/").find((s) => /^\.(git|hg|svn)$/i.test(s))
+  return vcs === undefined
+    ? Effect.succeed(p)
+    : Effect.fail(new UsageError({ message: `'${given}' lies in ${vcs}/, which holds version-control metadata`, hint: "akm never writes into .git/, .hg/ or .svn/; use the version-control tool itself" }))
 }
 
 const parseFileFlag = (flag: string) => {

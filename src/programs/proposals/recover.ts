@@ -1,36 +1,61 @@
 import { Effect } from "effect"
-import { appliedFileOf, type AppliedFile } from "../../domain/Proposal.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
-import { Transaction } from "../../services/Transaction.js"
+import { Transaction, TransactionRefused } from "../../services/Transaction.js"
 import { now } from "./lookup.js"
 
-/** The files of a finished revert: each accepted file back to its before-bytes. */
-const revertedFiles = (applied: ReadonlyArray<AppliedFile>): ReadonlyArray<AppliedFile> =>
-  applied.map((a) => ({ bundle: a.bundle, path: a.path, beforeHash: a.afterHash, afterHash: a.beforeHash, ...(a.afterHash === null ? {} : { backup: a.afterHash }) }))
+const note = "finished by recovery after an interrupted run"
+
+/**
+ * Brings proposals in line with the sets the engine finished (spec 05 §2
+ * step 12): a finished apply makes its proposal accepted — whatever a
+ * reject or a stale accept said meanwhile, the files are the truth — and a
+ * finished revert makes it reverted, each with the files exactly as the
+ * journal recorded them. Only a proposal whose own journal says it was
+ * applied is recorded so (never one whose after-bytes merely happen to be
+ * there). Each record is acknowledged only after it is made, so a crash in
+ * between is caught up by the next command.
+ */
+export const recordFinished = Effect.fn("proposal.recordFinished")(function* () {
+  const transaction = yield* Transaction
+  const store = yield* ProposalStore
+  for (const set of yield* transaction.finished) {
+    const proposal = yield* store.get(set.id)
+    if (proposal !== undefined) {
+      const at = yield* now
+      if (set.op === "apply" && proposal.status !== "accepted" && proposal.status !== "reverted") {
+        yield* store.decide(set.id, { from: ["pending", "rejected", "expired", "failed"], to: "accepted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note } })
+      } else if (set.op === "revert" && proposal.status === "accepted") {
+        yield* store.decide(set.id, { from: ["accepted"], to: "reverted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note } })
+      }
+    }
+    yield* transaction.acknowledge(set.id, set.op)
+  }
+})
 
 /**
  * Runs at the start of every writing command (R-TX-5): the engine resolves
- * unfinished journals, then the proposals they belong to are brought in line
- * with the tree. A journal finished by recovery was an accept when its
- * proposal is still pending, a revert when it is accepted; one rolled back
- * leaves the proposal as it was, since nothing of it remains on disk.
+ * unfinished journals, then the proposals of every finished set — rolled
+ * forward now, or finished earlier by any process without its outcome
+ * recorded — are brought in line with the tree. A journal rolled back leaves
+ * the proposal as it was, since nothing of it remains on disk. A damaged
+ * journal stops the command (`damagedRefusal`).
  */
 export const recoverWrites = Effect.fn("proposal.recover")(function* () {
-  const transaction = yield* Transaction
-  const store = yield* ProposalStore
-  const report = yield* transaction.recover
-  for (const id of report.rolledForward) {
-    const proposal = yield* store.get(id)
-    if (proposal === undefined) continue
-    const at = yield* now
-    const note = "finished by recovery after an interrupted run"
-    if (proposal.status === "pending") {
-      // Backups are content-addressed: the replaced bytes' hash is the before-hash the engine verified.
-      yield* store.decide(id, { from: ["pending"], to: "accepted", at, by: "recovery", outcome: { changes: proposal.changes.map(appliedFileOf), gitCommits: [], note } })
-    } else if (proposal.status === "accepted") {
-      const applied = (yield* store.applied(id)) ?? []
-      yield* store.decide(id, { from: ["accepted"], to: "reverted", at, by: "recovery", outcome: { changes: revertedFiles(applied), gitCommits: [], note } })
-    }
-  }
+  const report = yield* (yield* Transaction).recover
+  yield* recordFinished()
+  const damaged = report.refused.find((r) => r.damaged === true)
+  if (damaged !== undefined) return yield* damagedRefusal(damaged)
   return report
 })
+
+/**
+ * A writer never goes ahead past a transaction recovery could not account
+ * for: its files may be half-written, and its proposal's record cannot follow
+ * them. The error names it and the way out.
+ */
+export const damagedRefusal = (damaged: { readonly id: string; readonly reason: string }) =>
+  new TransactionRefused({
+    path: damaged.id,
+    reason: `transaction ${damaged.id} was interrupted and its journal cannot be used (${damaged.reason}); akm writes nothing until it is resolved`,
+    hint: `run \`akm proposal recover ${damaged.id} --rollback\` to put its files back from the backups (or --forward to finish it); \`akm health\` lists such transactions`
+  })

@@ -5,7 +5,7 @@ import { ProposalStore } from "../../services/ProposalStore.js"
 import { Transaction } from "../../services/Transaction.js"
 import { outcomeError, refreshIndex, type DecisionResult } from "./accept.js"
 import { bundlesOf, findProposal, now } from "./lookup.js"
-import { recoverWrites } from "./recover.js"
+import { recordFinished, recoverWrites } from "./recover.js"
 
 /**
  * `akm proposal revert` (R-TX-6): restores the bytes an accepted proposal
@@ -39,6 +39,8 @@ export const proposalRevert = Effect.fn("proposal.revert")(function* (idOrPrefix
     by: options.by ?? "user",
     outcome: { changes: result.changes, gitCommits: result.gitCommits, ...(result.warnings === undefined || result.warnings.length === 0 ? {} : { note: result.warnings.join("; ") }) }
   })
+  yield* transaction.acknowledge(proposal.id, "revert")
+  yield* recordFinished()
   const warnings = [...(result.warnings ?? []), ...(yield* refreshIndex(bundlesOf(proposal)))]
   return {
     id: proposal.id,

@@ -137,3 +137,46 @@ export const listTransactions = (txnDir: string): ReadonlyArray<string> => {
     throw error
   }
 }
+
+/**
+ * Finished sets whose outcome the caller has not recorded yet:
+ * `$DATA/txn/.finished/<id>.<op>.json`, a copy of the committed journal
+ * written before the journal goes. The proposals program records the outcome
+ * from it and then removes it, so a crash between the files becoming final
+ * and the record being made is caught up by the next command — and only a
+ * proposal whose own journal says so is ever recorded as applied.
+ */
+export const FINISHED_DIR = ".finished"
+
+const finishedFile = (txnDir: string, id: string, op: Journal["op"]): string => path.join(txnDir, FINISHED_DIR, `${id}.${op}.json`)
+
+export const writeFinished = (txnDir: string, journal: Journal): void => {
+  const dir = path.join(txnDir, FINISHED_DIR)
+  if (!fs.existsSync(dir)) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fsyncDirectory(txnDir)
+  }
+  writeJsonDurably(finishedFile(txnDir, journal.id, journal.op), journal)
+}
+
+/** Every finished record, oldest first; an unreadable one is returned as its file name and why. */
+export const listFinished = (txnDir: string): ReadonlyArray<Journal | { readonly file: string; readonly problem: string }> => {
+  const dir = path.join(txnDir, FINISHED_DIR)
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith(".json"))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return []
+    throw error
+  }
+  const records = names.map((name) => {
+    const read = readRecord(Journal, path.join(dir, name))
+    return typeof read === "string" || read === undefined ? { file: name, problem: read ?? "gone" } : read
+  })
+  return records.sort((a, b) => ("createdAt" in a && "createdAt" in b ? (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0) : 0))
+}
+
+export const removeFinished = (txnDir: string, id: string, op: Journal["op"]): void => {
+  fs.rmSync(finishedFile(txnDir, id, op), { force: true })
+  fs.rmSync(`${finishedFile(txnDir, id, op)}.tmp`, { force: true })
+}

@@ -29,6 +29,56 @@ export const lstatOrUndefined = (file: string): fs.Stats | undefined => {
   }
 }
 
+/** Version-control metadata directories: no change set may touch anything under them. */
+const VCS_DIRS = new Set([".git", ".hg", ".svn"])
+
+/** Why a bundle-relative path lies in version-control metadata (compared case-insensitively), or undefined. */
+export const vcsProblem = (relative: string): string | undefined => {
+  const found = relative.split("/").find((s) => VCS_DIRS.has(s.toLowerCase()))
+  return found === undefined ? undefined : `${found}/ holds version-control metadata; akm never writes there`
+}
+
+/** The workspace's own directories, as real paths (see `workspaceStateProblem`). */
+export interface WorkspaceDirs {
+  readonly configDir?: string | undefined
+  readonly dataDir?: string | undefined
+  readonly cacheDir?: string | undefined
+}
+
+/** Entries of $AKM_DATA_DIR that are akm's own state (everything but bundles/ and what users keep there). */
+const DATA_STATE = /^(state\.db|logs\.db|akm\.lock|txn|locks|archive|packets)(?:$|[-.])/
+
+/** The realpath of a path through its nearest existing ancestor (workspace dirs may not exist yet). */
+export const canonical = (p: string): string => {
+  const parts = path.resolve(p).split(path.sep)
+  for (let cut = parts.length; cut > 0; cut--) {
+    const head = parts.slice(0, cut).join(path.sep) || path.sep
+    try {
+      return path.join(fs.realpathSync(head), ...parts.slice(cut))
+    } catch {
+      // Not there yet: try its parent.
+    }
+  }
+  return p
+}
+
+/**
+ * Why an absolute target is workspace state no change set may touch: anything
+ * under the config or cache dir, and the data dir's own state (state.db,
+ * logs.db, akm.lock, txn/, locks/, archive/, packets/). Bundles under
+ * $AKM_DATA_DIR/bundles/ are fine.
+ */
+export const workspaceStateProblem = (dirs: WorkspaceDirs, absolute: string): string | undefined => {
+  if (dirs.dataDir !== undefined) {
+    if (inside(absolute, path.join(dirs.dataDir, "bundles")) && absolute !== path.join(dirs.dataDir, "bundles")) return undefined
+    const rel = path.relative(dirs.dataDir, absolute)
+    if (inside(absolute, dirs.dataDir) && DATA_STATE.test(rel.split(path.sep)[0] ?? "")) return "the path is akm's own state in the data directory; akm never changes it through a proposal"
+  }
+  if (dirs.configDir !== undefined && inside(absolute, dirs.configDir)) return "the path is inside akm's config directory; akm never changes it through a proposal"
+  if (dirs.cacheDir !== undefined && inside(absolute, dirs.cacheDir)) return "the path is inside akm's cache directory; akm never changes it through a proposal"
+  return undefined
+}
+
 const inside = (child: string, parent: string): boolean => {
   const rel = path.relative(parent, child)
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel))
@@ -50,7 +100,7 @@ export interface Located {
  * directory must resolve inside the root.
  */
 export const locate = (realRoot: string, relative: string, kind: "file" | "directory" = "file"): Located | string => {
-  const problem = pathProblem(relative)
+  const problem = pathProblem(relative) ?? vcsProblem(relative)
   if (problem !== undefined) return problem
   const segments = relative.split("/")
   let current = realRoot
