@@ -1,6 +1,6 @@
-import * as fs from "node:fs"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeWorkspace } from "../support/cli.js"
+import { nestDirectories } from "../support/deepTree.js"
 
 // 10-quality-bars §3 (hostile input): index.maxDepth (default 64) caps the bundle walk; what lies deeper is a
 // `too-deep` diagnostic, and raising the key brings it in.
@@ -9,27 +9,14 @@ describe("index.maxDepth", () => {
   const workspace = makeWorkspace()
   afterAll(workspace.cleanup)
 
-  const nested = (depth: number): string => {
-    const root = workspace.folder("deep", { "top.md": "# top\n" })
-    const here = process.cwd()
-    try {
-      process.chdir(root)
-      for (let i = 0; i < depth; i++) {
-        fs.mkdirSync("d")
-        process.chdir("d")
-      }
-      fs.writeFileSync("deep.md", "# deep\n\nat the bottom of the tree\n")
-    } finally {
-      process.chdir(here)
-    }
-    return root
-  }
+  const nested = (depth: number): string => nestDirectories(workspace.folder("deep", { "top.md": "# top\n" }), depth)
 
   it("is validated like every key", async () => {
+    // A value starting with "-" follows `--` (else it is an option: a usage error).
     for (const bad of ["0", "-1", "1.5"]) {
-      const r = await workspace.run(["config", "set", "index.maxDepth", bad, "--format", "json"])
+      const r = await workspace.run(["config", "set", "--format", "json", "index.maxDepth", "--", bad])
       expect(r.code, bad).toBe(78)
-      expect(r.error().error.message).toContain("at index.maxDepth")
+      expect(r.error().error.message).toMatch(/index\.maxDepth must be (a number between 1 and 100000|an integer), not/)
     }
   })
 

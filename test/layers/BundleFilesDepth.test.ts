@@ -5,6 +5,7 @@ import * as path from "node:path"
 import { Effect } from "effect"
 import { afterEach } from "vitest"
 import { DEFAULT_MAX_DEPTH, makeBundleFiles } from "../../src/layers/fs/BundleFilesNode.js"
+import { nestDirectories } from "../support/deepTree.js"
 
 // 10-quality-bars §3 (hostile input): a deep tree neither stalls the walk nor is walked without end.
 
@@ -20,20 +21,10 @@ afterEach(() => {
 const nested = (depth: number, gitignoreEvery = 0): string => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(process.env.AKM_TEST_WORKER_DIR ?? os.tmpdir(), "akm-deep-")))
   roots.push(root)
-  const here = process.cwd()
-  try {
-    process.chdir(root)
-    for (let i = 0; i < depth; i++) {
-      if (i === 10) fs.writeFileSync("ten.md", "# ten\n")
-      if (gitignoreEvery > 0 && i % gitignoreEvery === 0) fs.writeFileSync(".gitignore", "*.tmp\n")
-      fs.mkdirSync("d")
-      process.chdir("d")
-    }
-    fs.writeFileSync("deep.md", "# deep\n")
-  } finally {
-    process.chdir(here)
-  }
-  return root
+  return nestDirectories(root, depth, (i) => {
+    if (i === 10) fs.writeFileSync("ten.md", "# ten\n")
+    if (gitignoreEvery > 0 && i % gitignoreEvery === 0) fs.writeFileSync(".gitignore", "*.tmp\n")
+  })
 }
 
 const walk = (root: string, maxDepth?: number) =>

@@ -1,7 +1,7 @@
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeWorkspace } from "../support/cli.js"
+import { nestDirectories } from "../support/deepTree.js"
 
 // 10-quality-bars §3 (hostile input): the bundle walk is linear in the number of directories. A chain of nested
 // directories used to take cubic time (800 deep: 8 s, 1,900 deep: 108 s). With index.maxDepth 2000, `akm bundle add`
@@ -11,21 +11,7 @@ const workspace = makeWorkspace()
 afterAll(workspace.cleanup)
 
 /** `depth` nested directories `d/d/…` with a note at the bottom; built with relative mkdirs (no long paths on the way). */
-const nested = (name: string, depth: number): string => {
-  const root = workspace.folder(name, { "top.md": "# top\n" })
-  const here = process.cwd()
-  try {
-    process.chdir(root)
-    for (let i = 0; i < depth; i++) {
-      fs.mkdirSync("d")
-      process.chdir("d")
-    }
-    fs.writeFileSync("deep.md", "# deep\n\nat the bottom of the tree\n")
-  } finally {
-    process.chdir(here)
-  }
-  return root
-}
+const nested = (name: string, depth: number): string => nestDirectories(workspace.folder(name, { "top.md": "# top\n" }), depth)
 
 /** The best of two `akm bundle add` runs (then removed), in milliseconds. */
 const timeAdd = async (root: string, depth: number): Promise<number> => {
