@@ -337,6 +337,31 @@ export const looksRandom = (token: string): boolean => {
 }
 
 /**
+ * A file path (`/tmp/x-Ab12cd/…`, `~/…`, `./…`, the rest of `/home/me/.cache/…`):
+ * a run that starts with a slash or follows `~` or `.`, with at least two slashes. Judged as a whole, the folder
+ * names temp directories get (`akm-test-7755-E4WdVC`) make any absolute path
+ * look random; a path is judged segment by segment instead.
+ */
+const isPathLike = (text: string, start: number, end: number): boolean => {
+  // A run starts after a character outside the token alphabet: `~/x`, `./x`, `.cache/x` (a dot-folder) and `/x` qualify.
+  const before = start > 0 ? text[start - 1] : undefined
+  if (text[start] !== "/" && before !== "." && before !== "~") return false
+  let slashes = 0
+  for (let i = start; i < end && slashes < 2; i++) if (text[i] === "/") slashes++
+  return slashes >= 2
+}
+
+/** The random-looking segments (20+ token characters) of a path run, each a hit of its own. */
+const pathSegments = (text: string, start: number, end: number, hits: Array<Hit>): void => {
+  let from = start
+  for (let i = start; i <= end; i++) {
+    if (i < end && text[i] !== "/") continue
+    if (i - from >= MIN_TOKEN && looksRandom(text.slice(from, i))) hits.push({ start: from, end: i, kind: "high-entropy", rank: 10, declared: false })
+    from = i + 1
+  }
+}
+
+/**
  * Runs of 20+ token characters, found by probing 20 characters ahead (most
  * prose is rejected one probe per word), each judged by `looksRandom`.
  * Invariant: `j` starts a run (it is 0 or follows a non-token character).
@@ -359,7 +384,8 @@ const highEntropy = (text: string, hits: Array<Hit>): void => {
     while (end < n && isTokenChar(text, end)) end++
     let padded = end
     while (padded < n && padded - end < 2 && text[padded] === "=") padded++
-    if (looksRandom(text.slice(j, padded))) hits.push({ start: j, end: padded, kind: "high-entropy", rank: 10, declared: false })
+    if (isPathLike(text, j, end)) pathSegments(text, j, end, hits)
+    else if (looksRandom(text.slice(j, padded))) hits.push({ start: j, end: padded, kind: "high-entropy", rank: 10, declared: false })
     j = end + 1
   }
 }

@@ -92,6 +92,11 @@ describe("R-RED-1 redaction fixtures", () => {
     expect(redact("Authorization: Bearer fake-token.0123456789.abcdefABCDEF")).toBe("Authorization: Bearer [redacted:bearer]")
   })
 
+  it("a path is judged segment by segment: temp folder names pass, a random segment of 20+ characters does not", () => {
+    expect(redact("/home/me/.cache/akm/sources/x/9fQ2rT7xLk3mPz8vB1nW4yH6jD0sA5eK/file.md")).toBe("/home/me/.cache/akm/sources/x/[redacted:high-entropy]/file.md")
+    expect(redact("/tmp/akm-test-run-5260-gZtQeL/akm-test-7755-E4WdVC/kb")).toBe("/tmp/akm-test-run-5260-gZtQeL/akm-test-7755-E4WdVC/kb")
+  })
+
   it("the negative-control fixture is left byte-identical", () => {
     const negative = fixture("negative.txt")
     expect(redact(negative)).toBe(negative)
