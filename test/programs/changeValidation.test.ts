@@ -32,7 +32,7 @@ import { remember } from "../../src/programs/remember.js"
 import { resolveBundle } from "../../src/programs/scan.js"
 import { BundleFiles } from "../../src/services/BundleFiles.js"
 import { ChangeValidator } from "../../src/services/ChangeValidator.js"
-import { caller, folder, mine } from "./writeFixtures.js"
+import { caller, folder, mine, adapterFixtures, markdownFiles } from "./writeFixtures.js"
 
 // Issue 13 item 3 (spec 05 §2 step 5, R-IDX-2): accepting a change validates what it touches — the changed
 // items, what links to or from them and the adapter's whole-bundle rules over what the index keeps of the rest —
@@ -166,13 +166,7 @@ describe("whole-bundle rules still judge a change", () => {
     }).pipe(Effect.provide(AkmTest)))
 })
 
-const fixtures = path.resolve(__dirname, "../fixtures/adapters")
-
-const markdownFiles = (root: string): ReadonlyArray<string> =>
-  (fs.readdirSync(root, { recursive: true, encoding: "utf8" }) as Array<string>)
-    .map((p) => p.split(path.sep).join("/"))
-    .filter((p) => p.endsWith(".md") && fs.statSync(path.join(root, p)).isFile())
-    .sort()
+const fixtures = adapterFixtures
 
 describe("incremental validation equals a full validation on every adapter's fixture", () => {
   for (const fixture of fs.readdirSync(fixtures).sort()) {

@@ -5,19 +5,12 @@ import { Effect } from "effect"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
-import { caller, folder } from "./writeFixtures.js"
+import { caller, folder, adapterFixtures, markdownFiles } from "./writeFixtures.js"
 
 // R-IDX-2 over every adapter's fixture: after edits, an added file and a removed one, the incremental index
 // (items kept unread where their inputs did not change) must be exactly what a full rescan produces.
 
-const fixtures = path.resolve(__dirname, "../fixtures/adapters")
-
-/** Bundle-relative paths of a tree's markdown files, sorted. */
-const markdownFiles = (root: string): ReadonlyArray<string> =>
-  (fs.readdirSync(root, { recursive: true, encoding: "utf8" }) as Array<string>)
-    .map((p) => p.split(path.sep).join("/"))
-    .filter((p) => p.endsWith(".md") && fs.statSync(path.join(root, p)).isFile())
-    .sort()
+const fixtures = adapterFixtures
 
 /** Appends a line and moves the mtime past anything the manifest saw. */
 const touch = (file: string, line: string) => {

@@ -40,3 +40,13 @@ export const failure = <A, E>(exit: Exit.Exit<A, E>): E & { readonly _tag: strin
   if (error === undefined) throw new Error(`expected a typed failure, got ${String(exit.cause)}`)
   return error as E & { readonly _tag: string; readonly message: string }
 }
+
+/** The adapter fixtures (one folder per adapter), copied by the incremental index and validation tests. */
+export const adapterFixtures = path.resolve(__dirname, "../fixtures/adapters")
+
+/** Bundle-relative paths of a tree's markdown files, sorted. */
+export const markdownFiles = (root: string): ReadonlyArray<string> =>
+  (fs.readdirSync(root, { recursive: true, encoding: "utf8" }) as Array<string>)
+    .map((p) => p.split(path.sep).join("/"))
+    .filter((p) => p.endsWith(".md") && fs.statSync(path.join(root, p)).isFile())
+    .sort()

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeLab, runTrial, SPAN, type Damage, type Lab, type Trial } from "../support/cliCrashTrials.js"
-import { bundleChild } from "../support/txHarness.js"
+import { afterAll, describe, expect, it } from "vitest"
+import { crashLabs, runTrial, SPAN, type Damage, type Trial } from "../support/cliCrashTrials.js"
 
 /**
  * Issue 13 item 4 (R-TX-10) at random points: 120 trials of the CLI crash
@@ -17,19 +16,9 @@ const PER_KIND = 30
 const DAMAGES: ReadonlyArray<Damage> = ["truncate", "garbage", "forge"]
 
 describe("CLI crash matrix at random points", () => {
-  let entry: Awaited<ReturnType<typeof bundleChild>>
-  let remember: Lab
-  let accept: Lab
+  const labs = crashLabs()
   const all: Array<{ kind: string; seed: number; trial: Trial }> = []
-  beforeAll(async () => {
-    entry = await bundleChild("cliWithCrashPoints")
-    remember = await makeLab("remember")
-    accept = await makeLab("accept-120")
-  }, 180_000)
   afterAll(() => {
-    entry.dispose()
-    remember.dispose()
-    accept.dispose()
     const table = new Map<string, number>()
     for (const { kind, trial } of all) {
       const point = trial.crash.crashedAt?.replace(/#\d+$/, "") ?? "(completed)"
@@ -40,10 +29,10 @@ describe("CLI crash matrix at random points", () => {
   })
 
   const kinds = [
-    { kind: "remember", lab: () => remember, damaged: false },
-    { kind: "accept-120", lab: () => accept, damaged: false },
-    { kind: "remember+damage", lab: () => remember, damaged: true },
-    { kind: "accept-120+damage", lab: () => accept, damaged: true }
+    { kind: "remember", lab: () => labs.remember, damaged: false },
+    { kind: "accept-120", lab: () => labs.accept, damaged: false },
+    { kind: "remember+damage", lab: () => labs.remember, damaged: true },
+    { kind: "accept-120+damage", lab: () => labs.accept, damaged: true }
   ]
   for (const [k, { kind, lab, damaged }] of kinds.entries()) {
     it(`${PER_KIND} random trials: ${kind}`, async () => {
@@ -51,7 +40,7 @@ describe("CLI crash matrix at random points", () => {
       for (let i = 0; i < PER_KIND; i++) {
         const seed = 1000 * (k + 1) + i
         const options = damaged ? { damage: DAMAGES[seed % DAMAGES.length]!, direction: seed % 2 === 0 ? "rollback" as const : "forward" as const } : {}
-        const trial = await runTrial(lab(), entry.script, `random:${seed}/${SPAN[lab().phase]}`, options)
+        const trial = await runTrial(lab(), labs.script, `random:${seed}/${SPAN[lab().phase]}`, options)
         all.push({ kind, seed, trial })
         if (trial.problem !== undefined) problems.push(`seed ${seed} (${trial.crash.crashedAt ?? "completed"}): ${trial.problem}`)
       }

@@ -1,9 +1,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import { makeWorkspace, type Workspace } from "./cli.js"
 import { runCrashCli, type CrashRun } from "./crashCli.js"
-import { snapshot } from "./txHarness.js"
+import { bundleChild, snapshot } from "./txHarness.js"
 
 /**
  * The CLI crash matrix of issue 13 item 4 (R-TX-10): real `akm remember` and
@@ -185,3 +185,32 @@ const same = (a: Snapshot, b: Snapshot): boolean => diffKeys(a, b).length === 0
 
 const diffKeys = (a: Snapshot, b: Snapshot): Array<string> =>
   [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => a[k] !== b[k]).map((k) => `${k} (${a[k] ?? "absent"} → ${b[k] ?? "absent"})`)
+
+/** What a crash-matrix describe block runs on: the test-only CLI entry point and one lab per phase. */
+export interface CrashLabs {
+  readonly script: string
+  readonly remember: Lab
+  readonly accept: Lab
+}
+
+/** Registers the describe block's hooks that build and dispose the CrashLabs; read its fields inside tests. */
+export const crashLabs = (): CrashLabs => {
+  let entry: Awaited<ReturnType<typeof bundleChild>> | undefined
+  let remember: Lab | undefined
+  let accept: Lab | undefined
+  beforeAll(async () => {
+    entry = await bundleChild("cliWithCrashPoints")
+    remember = await makeLab("remember")
+    accept = await makeLab("accept-120")
+  }, 180_000)
+  afterAll(() => {
+    entry?.dispose()
+    remember?.dispose()
+    accept?.dispose()
+  })
+  return {
+    get script() { return entry!.script },
+    get remember() { return remember! },
+    get accept() { return accept! }
+  }
+}
