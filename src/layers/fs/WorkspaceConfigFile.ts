@@ -176,8 +176,16 @@ export const makeWorkspaceConfig = (paths: WorkspacePaths): WorkspaceConfig["Typ
     catch: (cause) => new ConfigInvalid({ file: paths.configFile, path: "", reason: `cannot read: ${String(cause)}`, hint: "check the file's permissions" })
   })
 
+  // One command reads the config from several services (search's limit, the redactor's allow-list): the file is
+  // read each time, so an edit is always seen, but the same text is parsed once (bound: one entry).
+  let parsed: { readonly text: string | undefined; readonly config: AkmConfig } | undefined
   const read = Effect.flatMap(readText, (text) =>
-    text === undefined ? Effect.succeed(Schema.decodeUnknownSync(AkmConfig)({})) : Effect.map(parseConfigText(paths.configFile, text), (r) => r.config)
+    parsed !== undefined && parsed.text === text
+      ? Effect.succeed(parsed.config)
+      : Effect.tap(
+        text === undefined ? Effect.succeed(Schema.decodeUnknownSync(AkmConfig)({})) : Effect.map(parseConfigText(paths.configFile, text), (r) => r.config),
+        (config) => Effect.sync(() => (parsed = { text, config }))
+      )
   )
 
   const update = (edit: (editor: ConfigEditor) => void) =>
