@@ -7,7 +7,8 @@
 //   code cache, which skips parsing and compiling it again on every call
 //   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22);
 // - `akm search …` first tries dist/cli/search.cjs, a far smaller bundle with
-//   no CLI framework (src/cli/fast/search.ts), code-cached the same way.
+//   no CLI framework (src/cli/fast/search.ts), code-cached the same way;
+//   `akm __complete …` (shell completion) likewise goes to dist/cli/complete.cjs.
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
 const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs")
@@ -64,6 +65,10 @@ const load = (name) => {
  * never built) back untouched to the full CLI.
  */
 const run = async (args) => {
+  if (args[0] === "__complete") {
+    const code = await load("complete").runCompleteFromFile(args.slice(1), join(dist, "cli", "command-tree.json"))
+    if (code !== undefined) return code
+  }
   if (args[0] === "search") {
     const code = await load("search").runSearch(args)
     if (code !== undefined) return code

@@ -8,6 +8,8 @@
 //   dist/cli/search.cjs      the `akm search` fast path (src/cli/fast/search.ts,
 //                            exporting runSearch): no CLI framework, no adapters,
 //                            no @effect/sql, a third of main.cjs; bin/akm.js tries it first.
+//   dist/cli/complete.cjs    `akm __complete` for the shell completion scripts (src/cli/completeFast.ts),
+//                            with dist/cli/command-tree.json, the command tree read from main's descriptors.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
 //                            commands once here (see warmCodeCache below).
 //   dist/cli/projector-worker.cjs  the worker thread that projects a large bundle's items in parallel.
@@ -23,6 +25,7 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
+import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -163,7 +166,10 @@ const warmCodeCache = () => {
       ["no-such-command"],
       // Searches the fast path hands to the full CLI (help, --filter).
       ["search", "--help"],
-      ["search", "hello", "--filter", "project=notes"]
+      ["search", "hello", "--filter", "project=notes"],
+      // Shell completion (its own bundle, dist/cli/complete.cjs): a command, then a ref from the index.
+      ["__complete", "se"],
+      ["__complete", "show", "notes//"]
     ]
     // Plain searches as agents and people run them, in a process of their own and last: the
     // search bundle's cache then holds what a search compiles, not what V8 flushed meanwhile.
@@ -195,7 +201,10 @@ const warmCodeCache = () => {
 
 rmSync(staging, { recursive: true, force: true })
 try {
-  await buildCli("main", 'export { runCli } from "./src/cli/main.js"')
+  await buildCli("main", 'export { runCli, commandTree } from "./src/cli/main.js"')
+  // `akm __complete` (shell completion) answers from its own small bundle, on the command tree read here once from main's descriptors.
+  await buildCli("complete", 'export { runCompleteFromFile } from "./src/cli/completeFast.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
+  writeFileSync(join(staging, "cli/command-tree.json"), JSON.stringify(createRequire(import.meta.url)(join(staging, "cli/main.cjs")).commandTree()))
   // The search bundle carries better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
   // Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
   await buildCli("search", 'export { runSearch } from "./src/cli/fast/search.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])

@@ -28,6 +28,8 @@ export interface OptionNode {
 
 export interface ArgNode {
   readonly name: string
+  /** The accepted values of a choice argument (e.g. `completions <shell>`); empty otherwise. */
+  readonly choices: ReadonlyArray<string>
   readonly repeatable: boolean
   readonly optional: boolean
   readonly description: string
@@ -121,7 +123,13 @@ const walkArgs = (args: Node, flags: Flags, out: Array<ArgNode>): void => {
     case "Empty":
       return
     case "Single":
-      out.push({ name: args.name as string, repeatable: flags.repeatable, optional: flags.optional, description: docText(args.description) })
+      out.push({
+        name: args.name as string,
+        choices: (args.primitiveType as Node)?._tag === "Choice" ? (args.primitiveType.alternatives as ReadonlyArray<[string, unknown]>).map(([c]) => c) : [],
+        repeatable: flags.repeatable,
+        optional: flags.optional,
+        description: docText(args.description)
+      })
       return
     case "Map":
       return walkArgs(args.args as Node, flags, out)

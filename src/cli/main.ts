@@ -6,6 +6,7 @@ import { Cause, Console, Effect, Exit, Layer } from "effect"
 import { VERSION } from "../version.js"
 import { redact } from "../domain/Redaction.js"
 import { checkArgv } from "./argvCheck.js"
+import { runComplete } from "./completeRun.js"
 import { describeCommand, type CommandNode } from "./commandTree.js"
 import { redactReport, reportCause, ExitCode, usageMessage } from "./exitCodes.js"
 import { renderHelp } from "./help.js"
@@ -62,6 +63,8 @@ export const commandTree = (): CommandNode => (described ??= describeCommand(akm
  * CrashPoints test layer); bin/akm.js passes none.
  */
 export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}): Promise<number> => {
+  // Plumbing for the shell scripts of `akm completions`, not a command: its words are never parsed as options.
+  if (argv[0] === "__complete") return runComplete(commandTree(), argv.slice(1))
   const hoisted = hoistGlobalOptions(argv)
   const format = formatFromArgv(argv, process.stdout.isTTY === true)
   const stderrStyle = styleFor(process.stderr.isTTY === true, process.env)
