@@ -12,6 +12,6 @@ export const completionsCommand = Command.make(
   ({ shell }): Effect.Effect<void> => Effect.sync(() => void process.stdout.write(completionScript(shell)))
 ).pipe(
   Command.withDescription(
-    "Print a shell completion script: it completes commands, options, their values, bundle names and refs (read from the index). Example: akm completions bash > ~/.local/share/bash-completion/completions/akm"
+    'Print a shell completion script. It completes commands, options and their values, and bundle names and refs from the index. Save it where your shell looks: for zsh as "${fpath[1]}/_akm", for fish as ~/.config/fish/completions/akm.fish. Example: akm completions bash > ~/.local/share/bash-completion/completions/akm'
   )
 )
