@@ -58,6 +58,14 @@ const load = (name) => {
   return module.exports
 }
 
+const readJson = (file) => {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"))
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Runs one command line and resolves to its exit code. `akm search …` goes
  * first to the small search bundle, which answers plain search command lines
@@ -66,8 +74,9 @@ const load = (name) => {
  */
 const run = async (args) => {
   if (args[0] === "__complete") {
-    const code = await load("complete").runCompleteFromFile(args.slice(1), join(dist, "cli", "command-tree.json"))
-    if (code !== undefined) return code
+    // Shell completion: the command tree scripts/build.mjs wrote, and a bundle without the CLI framework.
+    const tree = readJson(join(dist, "cli", "command-tree.json"))
+    if (tree !== undefined) return load("complete").runComplete(tree, args.slice(1))
   }
   if (args[0] === "search") {
     const code = await load("search").runSearch(args)

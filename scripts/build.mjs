@@ -8,7 +8,7 @@
 //   dist/cli/search.cjs      the `akm search` fast path (src/cli/fast/search.ts,
 //                            exporting runSearch): no CLI framework, no adapters,
 //                            no @effect/sql, a third of main.cjs; bin/akm.js tries it first.
-//   dist/cli/complete.cjs    `akm __complete` for the shell completion scripts (src/cli/completeFast.ts),
+//   dist/cli/complete.cjs    `akm __complete` for the shell completion scripts (src/cli/completeRun.ts),
 //                            with dist/cli/command-tree.json, the command tree read from main's descriptors.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
 //                            commands once here (see warmCodeCache below).
@@ -203,7 +203,7 @@ rmSync(staging, { recursive: true, force: true })
 try {
   await buildCli("main", 'export { runCli, commandTree } from "./src/cli/main.js"')
   // `akm __complete` (shell completion) answers from its own small bundle, on the command tree read here once from main's descriptors.
-  await buildCli("complete", 'export { runCompleteFromFile } from "./src/cli/completeFast.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
+  await buildCli("complete", 'export { runComplete } from "./src/cli/completeRun.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
   writeFileSync(join(staging, "cli/command-tree.json"), JSON.stringify(createRequire(import.meta.url)(join(staging, "cli/main.cjs")).commandTree()))
   // The search bundle carries better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
   // Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.

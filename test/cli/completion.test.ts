@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { allCommands, describeCommand } from "../../src/cli/commandTree.js"
 import { planCompletion } from "../../src/cli/complete.js"
+import { runCli } from "../../src/cli/main.js"
 import { akmCommand } from "../../src/cli/root.js"
-import { makeWorkspace, runAkm } from "../support/cli.js"
+import { makeWorkspace, repoRoot, runAkm } from "../support/cli.js"
 
 // Issue "The CLI a newcomer trusts", item 4: `akm __complete <words…>`, the one source of every shell's completions.
 
@@ -173,5 +174,27 @@ describe("akm __complete without a workspace", () => {
 
   it("still completes commands", async () => {
     expect((await runAkm(["__complete", "he"])).stdout).toBe("health\n")
+  })
+})
+
+describe("the two ways akm __complete runs", () => {
+  it("bin/akm.js's fast path reads the command tree the build wrote from the same descriptors", async () => {
+    await runAkm(["__complete", "se"]) // builds dist/ when it is stale
+    const built = JSON.parse(readFileSync(join(repoRoot, "dist", "cli", "command-tree.json"), "utf8")) as unknown
+    expect(built).toEqual(JSON.parse(JSON.stringify(tree)))
+  })
+
+  it("the full CLI (runCli) answers it too, before parsing its words as options", async () => {
+    const written: Array<string> = []
+    const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+      written.push(String(chunk))
+      return true
+    })
+    try {
+      expect(await runCli(["__complete", "--format", "j"])).toBe(0)
+    } finally {
+      write.mockRestore()
+    }
+    expect(written.join("")).toBe("json\njsonl\n")
   })
 })
