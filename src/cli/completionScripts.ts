@@ -5,6 +5,8 @@
  * things and a new command or option needs no script change
  * (docs/decisions/0015-completions.md). Where akm offers nothing (a path
  * argument such as `bundle add <source>`), the shell completes file names.
+ * They call `akm`, not `command akm`: an alias or function named akm (as
+ * docs/getting-started.md suggests for a clone) is what the user runs.
  */
 
 export const SHELLS = ["bash", "zsh", "fish"] as const
@@ -26,7 +28,7 @@ _akm_complete() {
   local candidate
   while IFS= read -r candidate; do
     [[ -n "$candidate" ]] && candidates+=("$candidate")
-  done < <(command akm __complete "\${words[@]:1}" 2>/dev/null)
+  done < <(akm __complete "\${words[@]:1}" 2>/dev/null)
   local tail="\${cur##*[=:]}"
   local head="\${cur:0:\${#cur}-\${#tail}}"
   if [[ -n "$head" && "$COMP_WORDBREAKS" == *"\${head: -1}"* ]]; then
@@ -48,7 +50,7 @@ const zsh = `#compdef akm
 # or add to ~/.zshrc after compinit:  source <(akm completions zsh)
 _akm() {
   local -a candidates spaced unspaced
-  candidates=("\${(@f)$(command akm __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  candidates=("\${(@f)$(akm __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
   candidates=("\${(@)candidates:#}")
   if (( \${#candidates} == 0 )); then
     _files
@@ -81,7 +83,7 @@ const fish = `# akm completion for fish. Install:
 function __akm_complete
     set -l words (commandline -opc)
     set -l current (commandline -ct)
-    set -l candidates (command akm __complete $words[2..-1] "$current" 2>/dev/null)
+    set -l candidates (akm __complete $words[2..-1] "$current" 2>/dev/null)
     if test (count $candidates) -eq 0
         __fish_complete_path "$current"
         return

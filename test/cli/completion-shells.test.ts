@@ -76,6 +76,12 @@ describe.skipIf(!shells.bash)("bash", () => {
     expect(await complete("akm feedback o")).toEqual(["ops//"])
   })
 
+  it("works through an alias, as docs/getting-started.md suggests for a clone (no akm on PATH)", async () => {
+    const script = `shopt -s expand_aliases\nalias akm='"${process.execPath}" "${join(repoRoot, "bin", "akm.js")}"'\n${BASH}`
+    const replies = await inShell("bash", ["--norc", "--noprofile", "-c", script], "akm bundle re", { PATH: process.env.PATH ?? "" })
+    expect(replies.slice(1)).toEqual(["rename", "remove"])
+  })
+
   it("an unknown command offers nothing (bash then completes file names: -o default)", async () => {
     expect(await complete("akm frobnicate ")).toEqual([])
   })
