@@ -1,4 +1,4 @@
-import { isScalar, Schema } from "yaml"
+import { isScalar, Schema, type ScalarTag } from "yaml"
 
 /**
  * A reader for the frontmatter most files carry — top-level `key: value`
@@ -31,12 +31,13 @@ export interface SimpleYaml {
   readonly keyLines: Readonly<Record<string, number>>
 }
 
-const coreTags = new Schema({ schema: "core" }).tags.filter((tag) => tag.default === true && tag.test !== undefined)
+const coreTags = new Schema({ schema: "core" }).tags.filter((tag): tag is ScalarTag & { readonly test: RegExp } =>
+  tag.default === true && tag.collection === undefined && tag.test !== undefined)
 
 /** A plain scalar under the core schema: the first default tag whose test matches, as composeScalar picks it. */
 const resolvePlain = (text: string): unknown => {
   for (const tag of coreTags) {
-    if (!tag.test!.test(text)) continue
+    if (!tag.test.test(text)) continue
     // Some tags resolve to a Scalar node (floats keep their format): toJS reads its value.
     const resolved: unknown = tag.resolve(text, () => undefined, { intAsBigInt: false } as never)
     return isScalar(resolved) ? resolved.value : resolved
