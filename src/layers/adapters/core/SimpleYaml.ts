@@ -73,31 +73,56 @@ const scalar = (text: string, flow: boolean): Raw | undefined => {
   return (flow ? flowPlain(text) : blockPlain(text)) ? { plain: text } : undefined
 }
 
-/** `[a, b, "c"]` on one line. */
+/**
+ * The parts of a flow collection's inside, split at commas outside quotes;
+ * undefined when a quote is not closed. A part may be empty (`[a, , b]`): the caller declines it.
+ */
+const flowParts = (inner: string): ReadonlyArray<string> | undefined => {
+  const parts: Array<string> = []
+  let start = 0
+  let quote = 0
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner.charCodeAt(i)
+    if (quote !== 0) {
+      // '' inside single quotes is an escaped quote: the next character opens nothing.
+      if (c === quote) quote = quote === 0x27 && inner.charCodeAt(i + 1) === 0x27 ? (i++, quote) : 0
+    } else if (c === 0x22 || c === 0x27) quote = c
+    else if (c === 0x2c) {
+      parts.push(inner.slice(start, i).trim())
+      start = i + 1
+    }
+  }
+  if (quote !== 0) return undefined
+  parts.push(inner.slice(start).trim())
+  return parts
+}
+
+/** `[a, b, "c, d"]` on one line, every item a scalar. */
 const flowSequence = (text: string): ReadonlyArray<Raw> | undefined => {
   if (!text.endsWith("]")) return undefined
   const inner = text.slice(1, -1)
   if (inner.trim() === "") return []
-  // Quoted items may hold commas or brackets: leave them to yaml.
-  if (/["']/.test(inner)) return undefined
+  const parts = flowParts(inner)
+  if (parts === undefined) return undefined
   const items: Array<Raw> = []
-  for (const part of inner.split(",")) {
-    const item = scalar(part.trim(), true)
+  for (const part of parts) {
+    const item = scalar(part, true)
     if (item === undefined) return undefined
     items.push(item)
   }
   return items
 }
 
-/** `{ a: x, b: y }` on one line, every value a scalar. */
+/** `{ a: x, b: "y, z" }` on one line, every value a scalar. */
 const flowMapping = (text: string): RawMap | undefined => {
   if (!text.endsWith("}")) return undefined
   const inner = text.slice(1, -1)
   const map: RawMap = { keys: [], values: [] }
   if (inner.trim() === "") return map
-  if (/["']/.test(inner)) return undefined
-  for (const part of inner.split(",")) {
-    const pair = part.trim()
+  const parts = flowParts(inner)
+  if (parts === undefined) return undefined
+  for (const pair of parts) {
+    // Keys are plain words, so the first ": " ends the key even when the value is quoted.
     const colon = pair.indexOf(": ")
     if (colon === -1) return undefined
     const key = pair.slice(0, colon)
@@ -187,7 +212,7 @@ export const readSimpleYaml = (text: string): SimpleYaml | undefined => {
 const block = (lines: ReadonlyArray<string>, start: number, next: (from: number) => number): { readonly value: RawValue; readonly end: number } | undefined => {
   const indent = indentOf(lines[start]!)
   const sequence = lines[start]!.startsWith("- ", indent)
-  const items: Array<Raw> = []
+  const items: Array<Raw | RawMap> = []
   const map: RawMap = { keys: [], values: [] }
   let i = start
   while (i < lines.length) {
@@ -195,6 +220,14 @@ const block = (lines: ReadonlyArray<string>, start: number, next: (from: number)
     const at = indentOf(line)
     if (at < indent || (indent === 0 && !line.startsWith("- "))) break
     if (at > indent) return undefined
+    if (sequence && line.startsWith("- ", indent) && line.charCodeAt(indent + 2) !== 0x20 && keyLine(line, indent + 2) !== undefined) {
+      // `- key: value` and the `key: value` lines under it: one mapping item, its keys two columns in.
+      const item = mappingItem(lines, i, indent + 2, next)
+      if (item === undefined) return undefined
+      items.push(item.value)
+      i = item.end
+      continue
+    }
     const after = next(i + 1)
     // Anything more indented after an entry belongs to it: nesting or continuation, left to yaml.
     if (after < lines.length && indentOf(lines[after]!) > indent) return undefined
@@ -217,6 +250,26 @@ const block = (lines: ReadonlyArray<string>, start: number, next: (from: number)
     i = after
   }
   return { value: sequence ? items : map, end: i }
+}
+
+/** A sequence item that is a mapping: `key: value` lines at column `indent`, the first after the item's dash. */
+const mappingItem = (lines: ReadonlyArray<string>, start: number, indent: number, next: (from: number) => number): { readonly value: RawMap; readonly end: number } | undefined => {
+  const map: RawMap = { keys: [], values: [] }
+  let i = start
+  for (;;) {
+    const entry = keyLine(lines[i]!, indent)
+    if (entry === undefined || map.keys.includes(entry.key)) return undefined
+    const value = entry.rest === "" ? null : inlineValue(entry.rest)
+    if (value === undefined) return undefined
+    map.keys.push(entry.key)
+    map.values.push(value)
+    const after = next(i + 1)
+    if (after >= lines.length) return { value: map, end: after }
+    const at = indentOf(lines[after]!)
+    if (at > indent) return undefined
+    if (at < indent) return { value: map, end: after }
+    i = after
+  }
 }
 
 const isRaw = (value: RawValue): value is Raw => value !== null && !Array.isArray(value) && !("keys" in (value as object))
