@@ -7,6 +7,7 @@ import { isMap, LineCounter, parseDocument } from "yaml"
 import { normalizeText } from "../../../src/layers/adapters/core/Frontmatter.js"
 import { readSimpleYaml } from "../../../src/layers/adapters/core/SimpleYaml.js"
 import { generateCorpus } from "../../../bench/corpus.js"
+import { sharedRoot } from "../../../bench/quality.js"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 
@@ -62,7 +63,7 @@ const textFiles = (dir: string, out: Array<string> = []): Array<string> => {
   return out
 }
 
-const shared = process.env.AKM_CORPORA ?? join(repo, "..", "shared")
+const shared = sharedRoot()
 
 describe("SimpleYaml.readSimpleYaml against yaml", () => {
   it("reads every frontmatter of the fixtures, examples, docs and shared corpora as yaml does, or declines", () => {
