@@ -87,7 +87,7 @@ const readFrontmatter = (input: string, failsafe: boolean): { readonly frontmatt
   if (simple !== undefined) {
     const keyLines: Record<string, number> = {}
     for (const key in simple.keyLines) keyLines[key] = simple.keyLines[key]! + 2
-    return { frontmatter: { present: true, data: simple.data, body, bodyLine, keyLines }, ...(failsafe ? { strings: simple.strings } : {}) }
+    return { frontmatter: { present: true, data: simple.data, body, bodyLine, keyLines }, ...(failsafe ? { strings: simple.strings() } : {}) }
   }
   const counter = new LineCounter()
   let doc: Document

@@ -25,8 +25,8 @@ interface RawMap {
 export interface SimpleYaml {
   /** The block under the core schema, as `doc.toJS()` gives it. */
   readonly data: Record<string, unknown>
-  /** The block under the failsafe schema: every scalar a string. */
-  readonly strings: Record<string, unknown>
+  /** The block under the failsafe schema, every scalar a string: made on demand (only SKILL.md asks). */
+  readonly strings: () => Record<string, unknown>
   /** 0-based line (within the block) of each top-level key. */
   readonly keyLines: Readonly<Record<string, number>>
 }
@@ -205,7 +205,7 @@ export const readSimpleYaml = (text: string): SimpleYaml | undefined => {
     top.values.push(nested.value)
     i = nested.end
   }
-  return { data: resolve(top, false) as Record<string, unknown>, strings: resolve(top, true) as Record<string, unknown>, keyLines }
+  return { data: resolve(top, false) as Record<string, unknown>, strings: () => resolve(top, true) as Record<string, unknown>, keyLines }
 }
 
 /** A nested block from line `start`: `- item` lines (a sequence) or `key: value` lines (a mapping), all at one indent. */
