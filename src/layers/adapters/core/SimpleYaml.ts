@@ -2,8 +2,9 @@ import { isScalar, Schema, type ScalarTag } from "yaml"
 
 /**
  * A reader for the frontmatter most files carry — top-level `key: value`
- * lines, lists written `[a, b]` or as `- item` lines, one level of nested
- * `key: value` — that builds no CST: `yaml` builds a token tree, a document
+ * lines, one-line `[a, b]` and `{ a: x }`, `- item` lines (an item may be a
+ * mapping of one-line values), one level of nested `key: value` — that
+ * builds no CST: `yaml` builds a token tree, a document
  * and then JavaScript values for every block, about 0.15 ms a file and a
  * fifth of a full index (docs/decisions/0014-index-speed.md). Anything this
  * reader is not sure to read exactly as `yaml` does (other scalar forms,
