@@ -34,7 +34,9 @@
 //   "corpus": { "templates", "sizes": [{ "size", "files", "generateMs" }] }
 //   "index":  { "runs": [{ "size", "items", "files",
 //                          "full": { "ms", "itemsPerSecond", "peakRssMb", "scanMs" (the adapters' share) },
-//                          "noop": { "ms" }, "changed": { "files", "ms", "updated" } }], "targets" }
+//                          "noop": { "ms" }, "changed": { "files", "ms", "updated" },
+//                          "cli"? (5,000 items, or the one size): { "reference" (node -e 0), "noop": { "runs", "medianMs", "p95Ms", "minMs", "ratio" },
+//                                   "full": { "runs", "medianMs", … }, "loadavg": { "before", "after" } } }], "targets" }
 //   "search": { "items", "inProcess": { "queries", "p50Ms", "p95Ms" }, "inProcessTracked" (with the usage event),
 //               "cli": { "rounds", "referenceMedianMs", "searchMedianMs", "ratio" }, "targets" }
 //   "quality": { "curateGoldenSearch", "curateGoldenCurate" ({ ndcg, recall, mrr, noLeapfrog, composite }),
@@ -50,7 +52,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { cleanupDriver } from "./sections/driver.mjs"
-import { indexRows, indexSection } from "./sections/index.mjs"
+import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
@@ -131,7 +133,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
   const sizes = !wanted.has("index") ? (wanted.has("search") ? [keepSize] : []) : flags.quick ? [200] : [1000, 5000, 20000, ...(flags.large ? [50000] : [])]
   try {
     if (sizes.length > 0) {
-      const { section, keptRoot } = await indexSection({ sizes, keepSize, onProgress: progress })
+      const { section, keptRoot } = await indexSection({ sizes, keepSize, onProgress: progress, cliRuns: flags.runs })
       if (wanted.has("index")) {
         results.sections.corpus = { templates: section.runs[0]?.corpus.templates, sizes: section.runs.map((r) => ({ size: r.size, files: r.corpus.files, generateMs: r.corpus.generateMs })) }
         results.sections.index = section
@@ -167,6 +169,9 @@ if (flags.json) {
         : [
           `index — in-process, fresh index.db; scan = the adapters' share of the full build; targets at 5,000 items (RSS at 20,000)`,
           table(index.runs.length === 0 ? [["-"]] : indexRows(index)),
+          ...(index.runs.some((r) => r.cli !== undefined)
+            ? ["", "index — CLI `akm index`, wall time including process start (median); full = from an empty index.db", table(indexCliRows(index))]
+            : []),
           ""
         ]),
       ...(search === undefined ? [] : [`search — ${search.items} items`, table(searchRows(search)), ""]),

@@ -234,7 +234,12 @@ export const resolveInContent = (ref: Ref, containingBundle: string): QualifiedR
  * words with them; NFC first so composed and decomposed headings agree.
  */
 export const headingSlug = (text: string): string =>
-  text.normalize("NFC").toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, "-").replace(/^-+|-+$/g, "")
+  // ASCII text (most headings) is already NFC, and its letters and digits are exactly [a-z0-9] once lowercased:
+  // the same slug without the Unicode-property scan, which cost ~10 µs a heading over an index build.
+  // eslint-disable-next-line no-control-regex
+  /^[\u0000-\u007f]*$/.test(text)
+    ? text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "")
+    : text.normalize("NFC").toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, "-").replace(/^-+|-+$/g, "")
 
 export interface Heading {
   readonly text: string

@@ -279,6 +279,11 @@ describe("headingSlug / findSection", () => {
     expect(headingSlug(text)).toBe(slug)
   })
 
+  it("slugs ASCII text exactly as the Unicode rule does (the ASCII fast path)", () => {
+    const unicodeRule = (text: string) => text.normalize("NFC").toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, "-").replace(/^-+|-+$/g, "")
+    fc.assert(fc.property(fc.string({ unit: "binary-ascii", maxLength: 40 }), (text) => headingSlug(text) === unicodeRule(text)), { numRuns: 2000 })
+  })
+
   it("yields lowercase runs of letters and digits joined by single dashes", () => {
     fc.assert(fc.property(fc.string({ unit: "grapheme" }), (text) => {
       expect(headingSlug(text)).toMatch(/^(?:[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*)?$/u)

@@ -294,7 +294,8 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
           break
         }
         // A link is what it points at: adapters must not read a linked env file as knowledge.
-        const target = path.relative(realRoot, real).split(path.sep).join("/").normalize("NFC")
+        // Below the root with no link on the way, the real path is the listed one: no path arithmetic per file.
+        const target = !isLink && frame.real === frame.onDisk ? relative : path.relative(realRoot, real).split(path.sep).join("/").normalize("NFC")
         files.set(relative, { path: relative, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs), ...(target === relative ? {} : { linkedTo: target }) })
       } else {
         warn("special-file", relative, "not a regular file (device, socket or pipe); skipped", "info")

@@ -1,4 +1,5 @@
 import { Composer, isMap, LineCounter, Parser, parseDocument, type CST, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from "yaml"
+import { readSimpleYaml } from "./SimpleYaml.js"
 
 type CstToken = CST.Token
 
@@ -81,6 +82,13 @@ const readFrontmatter = (input: string, failsafe: boolean): { readonly frontmatt
     return { frontmatter: { present: true, data: undefined, body: block.unclosed, bodyLine: 2, error: { message: "the frontmatter block is not closed with ---", line: 1 }, keyLines: {} } }
   }
   const { yaml: yamlText, body, bodyLine } = block
+  // Most blocks are a few plain keys: read without building yaml's CST; anything else goes to yaml below.
+  const simple = readSimpleYaml(yamlText)
+  if (simple !== undefined) {
+    const keyLines: Record<string, number> = {}
+    for (const key in simple.keyLines) keyLines[key] = simple.keyLines[key]! + 2
+    return { frontmatter: { present: true, data: simple.data, body, bodyLine, keyLines }, ...(failsafe ? { strings: simple.strings() } : {}) }
+  }
   const counter = new LineCounter()
   let doc: Document
   let tokens: ReadonlyArray<CstToken> = []

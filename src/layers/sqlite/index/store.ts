@@ -109,9 +109,13 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           const rows = yield* db.rows<BundleRow>(sql`SELECT ${literal(BUNDLE_COLUMNS)} FROM bundles WHERE name = ${bundle}`)
           const row = rows[0]
           if (row === undefined || row.adapter === null || row.version === null || row.indexedAt === null) return undefined
-          const files = yield* db.rows<{ path: string; size: number; mtimeMs: number; hash: string | null }>(
-            sql`SELECT path, size, mtime_ms AS mtimeMs, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`
-          )
+          // As values: a no-op reindex reads every file's row, and arrays are built in half the time of objects.
+          const files = (yield* db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`)).map((v) => ({
+            path: v[0] as string,
+            size: v[1] as number,
+            mtimeMs: v[2] as number,
+            hash: v[3] as string | null
+          }))
           const diagnostics = countsOf(row)
           return {
             bundle,
