@@ -5,7 +5,7 @@
  */
 import { Either } from "effect"
 import type { IndexDocument } from "./IndexDocument.js"
-import { findSection, headingSlug, type Heading } from "./Ref.js"
+import { findSection, githubSlugger, type Heading } from "./Ref.js"
 
 export type ShowLevel = "card" | "outline" | "full"
 
@@ -24,12 +24,17 @@ const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
 
-/** Heading text as a reader sees it: links, emphasis and code marks removed. */
+/**
+ * Heading text as a reader sees it: links, emphasis and code marks removed.
+ * Underscores inside a word are not emphasis (CommonMark): `page_location`
+ * keeps them.
+ */
 const plainHeading = (raw: string): string =>
   raw
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/`([^`]*)`/g, "$1")
-    .replace(/(\*\*|__|\*|_|~~)(\S(?:.*?\S)?)\1/g, "$2")
+    .replace(/(\*\*|\*|~~)(\S(?:.*?\S)?)\1/g, "$2")
+    .replace(/(^|[^\p{L}\p{N}_])(__|_)(\S(?:.*?\S)?)\2(?![\p{L}\p{N}_])/gu, "$1$3")
     .trim()
 
 /** Lines of `text` without their line terminators (CRLF or LF). */
@@ -53,9 +58,10 @@ export const markdownHeadings = (text: string): ReadonlyArray<MarkdownHeading> =
   const lines = splitLines(text)
   const headings: Array<MarkdownHeading> = []
   let fence: string | undefined
+  const slug = githubSlugger()
   const push = (raw: string, depth: number, index: number) => {
     const plain = plainHeading(raw)
-    if (plain !== "") headings.push({ text: plain, depth, line: index + 1, slug: headingSlug(plain) })
+    if (plain !== "") headings.push({ text: plain, depth, line: index + 1, slug: slug(plain) })
   }
   for (let i = frontmatterEnd(lines); i < lines.length; i++) {
     const line = lines[i]!
