@@ -155,6 +155,24 @@ export const cutPoints = (text: string, markdown: boolean): { readonly headings:
   return { headings: lines.filter((_, index) => headingLines.has(index + 2)), lines }
 }
 
+/**
+ * A cut text without the headings it ends on: a heading with no body after it
+ * (only blank lines) promises a section the reader does not get, so it goes,
+ * and then the one before it if that is now empty too.
+ */
+export const dropTrailingHeadings = (text: string): string => {
+  let out = text.trimEnd()
+  for (;;) {
+    const last = markdownHeadings(out).at(-1)
+    if (last === undefined) return out
+    const lines = splitLines(out)
+    // A setext heading's underline is part of it; anything else after the heading line is body.
+    const after = lines.slice(last.line).filter((line) => line.trim() !== "")
+    if (after.length > 1 || (after.length === 1 && !SETEXT.test(after[0]!))) return out
+    out = lines.slice(0, last.line - 1).join("\n").trimEnd()
+  }
+}
+
 // --- secrets (R-SHOW-2) ------------------------------------------------------------------
 
 const SECRET_TYPES = new Set(["env", "secret", "secrets"])
