@@ -5,11 +5,15 @@
  */
 export const normalizeTag = (tag: string): string => tag.normalize("NFC").toLowerCase().replace(/[-_\s]+/g, " ").trim()
 
-/** Written tags without blanks and without repeats by normal form (the first spelling stays), ordered by normal form. */
+/**
+ * Written tags without blanks and without repeats by normal form (the first
+ * spelling stays), ordered by normal form. A run of whitespace becomes one
+ * space: a tag is one line (the index stores lists one per line).
+ */
 export const uniqueTags = (tags: ReadonlyArray<string>): ReadonlyArray<string> => {
   const byKey = new Map<string, string>()
   for (const tag of tags) {
-    const written = tag.normalize("NFC").trim()
+    const written = tag.normalize("NFC").replace(/\s+/g, " ").trim()
     const key = normalizeTag(written)
     if (key !== "" && !byKey.has(key)) byKey.set(key, written)
   }

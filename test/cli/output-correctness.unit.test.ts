@@ -51,6 +51,7 @@ describe("tags", () => {
     expect(uniqueTags(["headline-metric", "Headline Metric", "web_analytics"])).toEqual(["headline-metric", "web_analytics"])
     expect(normalizeTag("headline-metric")).toBe(normalizeTag("Headline_Metric"))
     expect(normalizeTag("  a -_ b  ")).toBe("a b")
+    expect(uniqueTags(["two\nlines", "  spaced   out "])).toEqual(["spaced out", "two lines"])
   })
 })
 
