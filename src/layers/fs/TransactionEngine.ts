@@ -300,7 +300,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
    */
   const removeCreatedDirs = (dirs: ReadonlyArray<CreatedDir>) =>
     Effect.gen(function* () {
-      if (dirs.length === 0) return
+      if (dirs.length === 0) return []
       const roots = yield* currentRoots([...new Set(dirs.map((d) => d.bundle))])
       const located = [...dirs]
         .filter((d) => d.path !== "" && d.path !== ".")
@@ -310,7 +310,9 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
           const at = root === undefined ? "gone" : locate(root, d.path, "directory")
           return typeof at === "string" || at.absolute === root ? [] : [at.absolute]
         })
-      yield* io(paths.txnDir, () => removeEmptyDirs(located))
+      // The files are reverted by now: a directory that cannot be removed is a warning, not a failure.
+      const removed = yield* Effect.either(io(paths.txnDir, () => removeEmptyDirs(located)))
+      return removed._tag === "Left" ? [`an empty directory the proposal created could not be removed (${removed.left.reason}); remove it by hand`] : []
     })
 
   /** Steps 1–11 for one set; the caller holds the lease. */
@@ -683,8 +685,8 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
               Effect.fail(new StaleBeforeHash({ ...e, hint: "the file changed after the change was accepted; reverting would overwrite that edit — revert by hand or make a new proposal" })))
           )
           // After the files, so a crash in between leaves empty directories and nothing lost.
-          yield* removeCreatedDirs(request.createdDirs ?? [])
-          return result
+          const warnings = [...(result.warnings ?? []), ...(yield* removeCreatedDirs(request.createdDirs ?? []))]
+          return warnings.length === 0 ? result : { ...result, warnings }
         })
       ),
     recover: underLease(recoverLocked),
