@@ -2,7 +2,7 @@ import * as Command from "@effect/cli/Command"
 import { health, type HealthResult, type MemoryHealth } from "../programs/health.js"
 import { ExitCode } from "./exitCodes.js"
 import { globalOptions } from "./options.js"
-import { escapeHtml, formatBytes, htmlPage, table, type View } from "./render.js"
+import { escapeHtml, formatBytes, htmlPage, table, type Style, type View } from "./render.js"
 import { runCommand } from "./run.js"
 import { plural } from "../domain/Plural.js"
 
@@ -11,6 +11,11 @@ const memoryTiers = (r: HealthResult) =>
   r.bundles.flatMap((b) => (b.memory === null ? [] : [{ bundle: b.bundle, memory: b.memory }]))
 
 const highWater = (m: MemoryHealth) => `${plural(m.highWaterItems, "item")} / ${formatBytes(m.highWaterBytes)}`
+
+const isOk = (b: HealthResult["bundles"][number]) => b.status.length === 1 && b.status[0] === "ok"
+
+/** The status column: the program's status words (the attention list's), never a judgement of its own. */
+const statusText = (b: HealthResult["bundles"][number], s: Style) => (isOk(b) ? s.green("ok") : s.yellow(b.status.join(", ")))
 
 export const healthView: View<HealthResult> = {
   text: (r, s) =>
@@ -24,7 +29,7 @@ export const healthView: View<HealthResult> = {
             b.adapter ?? "-",
             String(b.items),
             b.indexedAt ?? "never",
-            b.stale !== null ? s.yellow("stale") : b.refresh.overdue ? s.yellow("refresh overdue") : b.indexedAt === null ? s.yellow("not indexed") : s.green("ok")
+            statusText(b, s)
           ])
         ]),
       ...(memoryTiers(r).length === 0
@@ -52,8 +57,7 @@ export const healthView: View<HealthResult> = {
     ].join("\n"),
   html: (r) => {
     const cell = (text: string, cls = "") => `<td${cls === "" ? "" : ` class="${cls}"`}>${escapeHtml(text)}</td>`
-    const status = (b: HealthResult["bundles"][number]) =>
-      b.stale !== null ? cell("stale", "warn") : b.refresh.overdue ? cell("refresh overdue", "warn") : b.indexedAt === null ? cell("not indexed", "warn") : cell("ok", "ok")
+    const status = (b: HealthResult["bundles"][number]) => (isOk(b) ? cell("ok", "ok") : cell(b.status.join(", "), "warn"))
     return htmlPage(
       "akm health",
       [

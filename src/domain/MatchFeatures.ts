@@ -1,6 +1,7 @@
 import { normalize, foldDiacritics, terms, type QueryGroup } from "./Query.js"
 import { idf, type BeliefClass, type RankingFeatures } from "./Ranking.js"
 import { isDeprecated, isHistorical } from "./Search.js"
+import { normalizeTag } from "./Tag.js"
 
 /**
  * What one query matched in one item (spec 04 §3 step 4): the features the
@@ -114,7 +115,7 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
   if (query._tag === "Words") {
     const name = termsOf(item.name)
     const labelStems: Array<ReadonlyArray<string>> = []
-    for (const tag of item.tags) labelStems.push(termsOf(tag))
+    for (const tag of item.tags) labelStems.push(termsOf(normalizeTag(tag)))
     for (const alias of item.aliases) labelStems.push(termsOf(alias))
     const whole = query.allStems
     return {
@@ -125,7 +126,7 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
       tagMatch: shareOf(query.groups, (g) => labelStems.some((l) => labelIs(l, g)))
     }
   }
-  const labels = [...item.tags, ...item.aliases]
+  const labels = [...item.tags.map(normalizeTag), ...item.aliases]
   const name = text(item.name)
   const folded = query.segments.map(text)
   return {
@@ -146,7 +147,7 @@ const FIELDS = ["name", "description", "tags", "hints"] as const
  * (`content`).
  */
 export const matchedFields = (query: RankedQuery, item: MatchableItem, matched: ReadonlyArray<boolean>): ReadonlyArray<string> => {
-  const values = [item.name, item.description ?? "", [...item.tags, ...item.aliases].join(" "), item.hints.join(" ")]
+  const values = [item.name, item.description ?? "", [...item.tags.map(normalizeTag), ...item.aliases].join(" "), item.hints.join(" ")]
   const found = FIELDS.map(() => false)
   let inBody = false
   /** One matched group or segment: the fields it occurs in, or the body when none. */

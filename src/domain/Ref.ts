@@ -229,9 +229,12 @@ export const resolveInContent = (ref: Ref, containingBundle: string): QualifiedR
   isQualified(ref) ? ref : { ...ref, bundle: containingBundle }
 
 /**
- * R-REF-7: lowercase, runs of anything but letters, digits and combining marks
- * become `-`. Marks are kept because many scripts (Devanagari, Thai, …) spell
- * words with them; NFC first so composed and decomposed headings agree.
+ * A name slug for identifiers akm derives from text (concept ids, file and
+ * folder names): lowercase, runs of anything but letters, digits and
+ * combining marks become `-`. Marks are kept because many scripts
+ * (Devanagari, Thai, …) spell words with them; NFC first so composed and
+ * decomposed text agree. R-REF-7 accepts it as the older form of a heading
+ * anchor; the anchor itself is githubSlug's.
  */
 export const headingSlug = (text: string): string =>
   // ASCII text (most headings) is already NFC, and its letters and digits are exactly [a-z0-9] once lowercased:
@@ -241,17 +244,58 @@ export const headingSlug = (text: string): string =>
     ? text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "")
     : text.normalize("NFC").toLowerCase().replace(/[^\p{L}\p{N}\p{M}]+/gu, "-").replace(/^-+|-+$/g, "")
 
+/**
+ * R-REF-7: GitHub's anchor of a heading's text — lowercase, every character
+ * that is not a letter, mark, number, space, `-` or `_` removed, each space a
+ * `-` (`2. Extract page_location` → `2-extract-page_location`). Repeats in one
+ * document are told apart by githubSlugs.
+ */
+export const githubSlug = (text: string): string =>
+  text.normalize("NFC").trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "").replace(/ /g, "-")
+
+/**
+ * A document's heading anchors, one call per heading in order, as GitHub
+ * gives them: the second heading with slug `s` is `s-1`, the third `s-2`,
+ * skipping any slug already taken.
+ */
+export const githubSlugger = (): ((text: string) => string) => {
+  const occurrences = new Map<string, number>()
+  return (text) => {
+    const base = githubSlug(text)
+    let slug = base
+    while (occurrences.has(slug)) {
+      const n = occurrences.get(base)! + 1
+      occurrences.set(base, n)
+      slug = `${base}-${n}`
+    }
+    occurrences.set(slug, 0)
+    return slug
+  }
+}
+
+/** The anchors of a document's headings, in order (githubSlugger). */
+export const githubSlugs = (texts: ReadonlyArray<string>): ReadonlyArray<string> => texts.map(githubSlugger())
+
 export interface Heading {
   readonly text: string
   readonly depth: number
   readonly line: number
+  /** The heading's anchor in its document (githubSlugs); computed from the text when absent. */
+  readonly slug?: string
 }
 
-/** R-REF-7: the first heading whose slug is the fragment, else whose text matches it case-insensitively. */
+/**
+ * R-REF-7: the first heading whose GitHub anchor is the fragment, else whose
+ * older slug (headingSlug) is, else whose text matches it case-insensitively.
+ */
 export const findSection = <H extends Heading>(headings: ReadonlyArray<H>, fragment: string): H | undefined => {
   // An empty fragment (`ref#`) names no section, even when a heading slugs to "".
   if (fragment.length === 0) return undefined
   const folded = (text: string) => text.normalize("NFC").toLowerCase()
+  const wanted = folded(fragment)
+  const anchors = headings.some((h) => h.slug === undefined) ? githubSlugs(headings.map((h) => h.text)) : headings.map((h) => h.slug!)
+  const at = anchors.findIndex((slug) => slug === fragment.normalize("NFC") || slug === wanted)
+  if (at !== -1) return headings[at]
   return headings.find((heading) => headingSlug(heading.text) === fragment) ??
-    headings.find((heading) => folded(heading.text) === folded(fragment))
+    headings.find((heading) => folded(heading.text) === wanted)
 }

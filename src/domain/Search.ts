@@ -3,6 +3,8 @@
  * parse: keep it stable.
  */
 
+import { normalizeTag } from "./Tag.js"
+
 /** Which belief states a search returns (spec 04 §3 step 5). */
 export type BeliefFilter = "current" | "historical" | "all"
 
@@ -76,7 +78,10 @@ export interface ItemFilters {
 /** A stored ref is always `bundle//conceptId`; a short `supersededBy` inside a bundle names a concept of that bundle (R-REF-3). */
 export const qualifyRef = (bundle: string, ref: string): string => (ref.includes("//") ? ref : `${bundle}//${ref}`)
 
-/** The text of one item as the full-text tables index it: tags carry the aliases too (spec 04 §1 weights 10/5/3/2/1). */
+/**
+ * The text of one item as the full-text tables index it: tags carry the
+ * aliases too (spec 04 §1 weights 10/5/3/2/1), in their normal form.
+ */
 export interface SearchFields {
   readonly name: string
   readonly description: string
@@ -95,7 +100,7 @@ export const searchFields = (doc: {
 }): SearchFields => ({
   name: doc.name,
   description: doc.description ?? "",
-  tags: [...new Set([...(doc.tags ?? []), ...(doc.aliases ?? [])])].join(" "),
+  tags: [...new Set([...(doc.tags ?? []), ...(doc.aliases ?? [])].map(normalizeTag))].join(" "),
   hints: (doc.hints ?? []).join(" "),
   content: doc.content ?? ""
 })

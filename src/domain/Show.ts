@@ -5,7 +5,7 @@
  */
 import { Either } from "effect"
 import type { IndexDocument } from "./IndexDocument.js"
-import { findSection, headingSlug, type Heading } from "./Ref.js"
+import { findSection, githubSlugger, type Heading } from "./Ref.js"
 
 export type ShowLevel = "card" | "outline" | "full"
 
@@ -24,12 +24,17 @@ const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/
 const FENCE = /^ {0,3}(`{3,}|~{3,})/
 const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/
 
-/** Heading text as a reader sees it: links, emphasis and code marks removed. */
+/**
+ * Heading text as a reader sees it: links, emphasis and code marks removed.
+ * Underscores inside a word are not emphasis (CommonMark): `page_location`
+ * keeps them.
+ */
 const plainHeading = (raw: string): string =>
   raw
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
     .replace(/`([^`]*)`/g, "$1")
-    .replace(/(\*\*|__|\*|_|~~)(\S(?:.*?\S)?)\1/g, "$2")
+    .replace(/(\*\*|\*|~~)(\S(?:.*?\S)?)\1/g, "$2")
+    .replace(/(^|[^\p{L}\p{N}_])(__|_)(\S(?:.*?\S)?)\2(?![\p{L}\p{N}_])/gu, "$1$3")
     .trim()
 
 /** Lines of `text` without their line terminators (CRLF or LF). */
@@ -53,9 +58,10 @@ export const markdownHeadings = (text: string): ReadonlyArray<MarkdownHeading> =
   const lines = splitLines(text)
   const headings: Array<MarkdownHeading> = []
   let fence: string | undefined
+  const slug = githubSlugger()
   const push = (raw: string, depth: number, index: number) => {
     const plain = plainHeading(raw)
-    if (plain !== "") headings.push({ text: plain, depth, line: index + 1, slug: headingSlug(plain) })
+    if (plain !== "") headings.push({ text: plain, depth, line: index + 1, slug: slug(plain) })
   }
   for (let i = frontmatterEnd(lines); i < lines.length; i++) {
     const line = lines[i]!
@@ -147,6 +153,24 @@ export const cutPoints = (text: string, markdown: boolean): { readonly headings:
   if (!markdown) return { headings: [], lines }
   const headingLines = new Set(markdownHeadings(text).map((h) => h.line))
   return { headings: lines.filter((_, index) => headingLines.has(index + 2)), lines }
+}
+
+/**
+ * A cut text without the headings it ends on: a heading with no body after it
+ * (only blank lines) promises a section the reader does not get, so it goes,
+ * and then the one before it if that is now empty too.
+ */
+export const dropTrailingHeadings = (text: string): string => {
+  let out = text.trimEnd()
+  for (;;) {
+    const last = markdownHeadings(out).at(-1)
+    if (last === undefined) return out
+    const lines = splitLines(out)
+    // A setext heading's underline is part of it; anything else after the heading line is body.
+    const after = lines.slice(last.line).filter((line) => line.trim() !== "")
+    if (after.length > 1 || (after.length === 1 && !SETEXT.test(after[0]!))) return out
+    out = lines.slice(0, last.line - 1).join("\n").trimEnd()
+  }
 }
 
 // --- secrets (R-SHOW-2) ------------------------------------------------------------------

@@ -5,7 +5,7 @@ import type { PathOverrides } from "../domain/Paths.js"
 import { IndexStore } from "../services/IndexStore.js"
 import { Redactor } from "../services/Redactor.js"
 import { UsageLog } from "../services/UsageLog.js"
-import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { configuredWritable, WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { makeWorkspaceConfig, resolveWorkspacePaths } from "./fs/WorkspaceConfigFile.js"
 import { betterSqliteAddon } from "./sqlite/addon.js"
 import { LAST_INDEXED } from "./sqlite/index/query.js"
@@ -35,10 +35,10 @@ export interface SearchLive {
 }
 
 /** The index as search reads it; undefined unless index.db exists, is migrated and was built at least once. */
-const openIndex = (filename: string, leaseFile: string, database: Database.Options): IndexStoreConnection | undefined => {
+const openIndex = (filename: string, leaseFile: string, database: Database.Options, workspace: WorkspaceConfig["Type"]): IndexStoreConnection | undefined => {
   let index: IndexStoreConnection | undefined
   try {
-    index = openIndexStoreConnection(filename, { leaseFile, database })
+    index = openIndexStoreConnection(filename, { leaseFile, database, writable: configuredWritable(workspace) })
     if (migratedTo(index.reader.rowsSync, indexMigrations) && index.reader.rowsSync(LAST_INDEXED).length > 0) return index
   } catch {
     // Not a database this path serves: the full CLI opens it and says what is wrong.
@@ -56,7 +56,8 @@ export const openSearchLive = (overrides: PathOverrides, track: boolean): Search
   const paths = resolveWorkspacePaths(overrides)
   const addon = betterSqliteAddon()
   const database: Database.Options = addon === undefined ? {} : { nativeBinding: addon }
-  const index = openIndex(paths.indexDb, path.join(paths.locksDir, "index.lock"), database)
+  const workspace = makeWorkspaceConfig(paths)
+  const index = openIndex(paths.indexDb, path.join(paths.locksDir, "index.lock"), database, workspace)
   if (index === undefined) return undefined
   const usage = usageLogConnection(paths.stateDb, database)
   const close = () => {
@@ -71,7 +72,6 @@ export const openSearchLive = (overrides: PathOverrides, track: boolean): Search
       return undefined
     }
   }
-  const workspace = makeWorkspaceConfig(paths)
   const layer = Layer.mergeAll(
     Layer.succeed(IndexStore, index.store),
     Layer.succeed(UsageLog, usage.log),

@@ -28,8 +28,36 @@ export interface Attention {
   readonly hint: string
 }
 
+/** What the bundle table's status column says: "ok", or what the attention list says about the bundle. */
+export type BundleStatus = "ok" | "not installed" | "not indexed" | "stale" | "errors" | "refresh overdue" | "memory pressure" | "name"
+
+/** Status words of the attention codes that name one bundle, most urgent first. */
+const STATUS_OF: ReadonlyArray<readonly [Attention["code"], BundleStatus]> = [
+  ["not-installed", "not installed"],
+  ["not-indexed", "not indexed"],
+  ["stale", "stale"],
+  ["diagnostics", "errors"],
+  ["refresh-overdue", "refresh overdue"],
+  ["memory-pressure", "memory pressure"],
+  ["bundle-name", "name"]
+]
+
+/**
+ * A bundle's status from the attention list alone, so the two never disagree:
+ * "ok" when nothing there names it (an empty index names no bundle: its
+ * never-indexed bundles say "not indexed").
+ */
+export const bundleStatus = (bundle: string, attention: ReadonlyArray<Attention>, indexedAt: string | null): ReadonlyArray<BundleStatus> => {
+  const codes = new Set(attention.filter((a) => a.bundle === bundle).map((a) => a.code))
+  if (indexedAt === null && attention.some((a) => a.code === "index-missing")) codes.add("not-indexed")
+  const found = STATUS_OF.filter(([code]) => codes.has(code)).map(([, status]) => status)
+  return found.length === 0 ? ["ok"] : found
+}
+
 export interface BundleHealth {
   readonly bundle: string
+  /** What needs attention about this bundle (from `attention`), or ["ok"]. */
+  readonly status: ReadonlyArray<BundleStatus>
   readonly adapter: string | null
   readonly items: number
   /** When the bundle was last indexed; null = never. */
@@ -185,7 +213,7 @@ export const health = Effect.fn("health")(function* () {
   const byName = new Map(states.map((state) => [state.bundle, state] as const))
   const policy = memoryPolicy(config.memory)
   const memorySizes = new Map((yield* index.typeSizes(MEMORY_TYPE)).map((size) => [size.bundle, size] as const))
-  const bundles: Array<BundleHealth> = []
+  const bundles: Array<Omit<BundleHealth, "status">> = []
   for (const name of configured) {
     const bundle = config.bundles[name]!
     const locked = lock.bundles[name]
@@ -233,7 +261,7 @@ export const health = Effect.fn("health")(function* () {
   return {
     ok: attention.length === 0,
     attention,
-    bundles,
+    bundles: bundles.map(({ bundle, ...rest }) => ({ bundle, status: bundleStatus(bundle, attention, rest.indexedAt), ...rest })),
     index: { lastIndexed: lastIndexed ?? null },
     databases,
     proposals: { pending: Option.getOrNull(pending) }

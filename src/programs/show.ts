@@ -8,6 +8,7 @@ import type { IndexDocument } from "../domain/IndexDocument.js"
 import { parse, RefNotFound, resolveShortRef, toStored, type QualifiedRef } from "../domain/Ref.js"
 import {
   cutPoints,
+  dropTrailingHeadings,
   findFragment,
   holdsSecrets,
   isMarkdownPath,
@@ -428,7 +429,8 @@ export const show = Effect.fn("show")(function* (input: ShowInput) {
       return { ...card, content, lines, contentTokens } satisfies ShowResult
     }
     const cut = yield* truncate(content, input.maxTokens, markdown)
-    const shown = content.slice(0, cut.end).trimEnd()
+    // Never ends on a heading whose body was cut away.
+    const shown = markdown ? dropTrailingHeadings(content.slice(0, cut.end)) : content.slice(0, cut.end).trimEnd()
     const toLine = shown === "" ? lines.from - 1 : lines.from + lineOf(content, shown.length - 1) - 1
     const truncated: Truncation = {
       at: cut.at,

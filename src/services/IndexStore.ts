@@ -32,7 +32,7 @@ export interface BundleManifest {
   readonly files: ReadonlyArray<ManifestFile>
   /** The root the rows were read from (an update or rename moves it: then every item is read again). */
   readonly root?: string | undefined
-  /** Whether the bundle was writable when indexed: search hits say `editable` without reading the config. */
+  /** Whether the bundle was writable when indexed (a hit's `editable` when config.yaml no longer names the bundle). */
   readonly writable?: boolean | undefined
   /** Findings of the scan that produced the rows, by severity (for `akm health`). */
   readonly diagnostics?: DiagnosticCounts | undefined
@@ -89,7 +89,7 @@ export interface IndexedItem {
   readonly status?: string | undefined
   readonly staleAfter?: string | undefined
   readonly pinned: boolean
-  /** The bundle was writable when indexed. */
+  /** The bundle is writable: as config.yaml says at search time (index/store.ts), else as when it was indexed. */
   readonly editable: boolean
   readonly path: string
   readonly hash: string

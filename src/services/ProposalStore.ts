@@ -33,6 +33,8 @@ export interface ProposalOutcome {
   /** accepted/reverted: the files as the engine applied them, and git commits. */
   readonly changes?: ReadonlyArray<AppliedFile>
   readonly gitCommits?: ReadonlyArray<{ readonly bundle: string; readonly sha: string }>
+  /** accepted: the directories the change created for new files, which revert removes when they are empty. */
+  readonly createdDirs?: ReadonlyArray<{ readonly bundle: string; readonly path: string }>
   /** failed/refused: the error that stopped it. */
   readonly error?: { readonly tag: string; readonly message: string; readonly path?: string }
   readonly note?: string

@@ -43,6 +43,12 @@ export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
   }
 }
 
+/** A directory a set created inside a bundle (relative to its root), recorded so revert can remove it. */
+export interface CreatedDir {
+  readonly bundle: string
+  readonly path: string
+}
+
 /** One applied file change, as recorded for review and revert. */
 export interface AppliedChange {
   readonly bundle: string
@@ -68,6 +74,8 @@ export interface ApplyResult {
   readonly gitCommits: ReadonlyArray<{ readonly bundle: string; readonly sha: string }>
   /** Problems after the commit point that did not undo the change (a git commit that could not be made). */
   readonly warnings?: ReadonlyArray<string>
+  /** Directories the set created for its new files, parents first (absent when none). */
+  readonly createdDirs?: ReadonlyArray<CreatedDir>
 }
 
 export interface RevertRequest {
@@ -75,6 +83,12 @@ export interface RevertRequest {
   /** The changes of the accepted set, as its ApplyResult recorded them. */
   readonly changes: ReadonlyArray<AppliedChange>
   readonly message?: string
+  /**
+   * The directories the accepted set created: after its new files are
+   * removed, those left empty are removed too (deepest first; never a bundle
+   * root, never one that was there before the set).
+   */
+  readonly createdDirs?: ReadonlyArray<CreatedDir>
 }
 
 /** What recovery did with the unfinished journals it found (R-TX-5). */
@@ -97,6 +111,8 @@ export interface FinishedSet {
   readonly id: string
   readonly op: "apply" | "revert" | "retire"
   readonly changes: ReadonlyArray<AppliedChange>
+  /** Directories the set created (apply), parents first. */
+  readonly createdDirs?: ReadonlyArray<CreatedDir>
 }
 
 /** A transaction recovery will not act on, and why. */

@@ -1,5 +1,5 @@
-import { Context, type Effect } from "effect"
-import type { AkmConfig } from "../domain/Config.js"
+import { Context, Effect } from "effect"
+import { isWritable, type AkmConfig } from "../domain/Config.js"
 import type { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { LockFile } from "../domain/Lock.js"
 import type { WorkspacePaths } from "../domain/Paths.js"
@@ -35,3 +35,14 @@ export class WorkspaceConfig extends Context.Tag("akm/WorkspaceConfig")<Workspac
   /** Rewrites akm.lock atomically (temp file, fsync, rename) under the workspace mutex. */
   readonly updateLock: (f: (lock: LockFile) => LockFile) => Effect.Effect<LockFile, ConfigInvalid | WorkspaceUnavailable>
 }>() {}
+
+/**
+ * Whether each configured bundle is writable, as config.yaml says now (read
+ * is cached per process); an unreadable config names none, so callers keep
+ * what they knew.
+ */
+export const configuredWritable = (workspace: WorkspaceConfig["Type"]): Effect.Effect<ReadonlyMap<string, boolean>> =>
+  workspace.read.pipe(
+    Effect.map((config): ReadonlyMap<string, boolean> => new Map(Object.entries(config.bundles).map(([name, bundle]) => [name, isWritable(bundle)]))),
+    Effect.orElseSucceed((): ReadonlyMap<string, boolean> => new Map())
+  )

@@ -31,6 +31,7 @@ describe("akm health", () => {
     const result = healthy.json()
     expect(result.bundles).toEqual([{
       bundle: "notes",
+      status: ["ok"],
       adapter: "okf",
       items: 2,
       indexedAt: result.index.lastIndexed,

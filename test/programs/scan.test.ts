@@ -74,7 +74,7 @@ describe("scanBundle", () => {
         name: "HTTP caching",
         description: "How we cache"
       })
-      expect(caching.tags).toEqual(expect.arrayContaining(["http", "web perf"]))
+      expect(caching.tags).toEqual(expect.arrayContaining(["http", "Web_Perf"]))
     }).pipe(Effect.provide(AkmTest)))
 
   it.effect("is deterministic and never writes to the bundle (R-AD-2, R-AD-7)", () =>

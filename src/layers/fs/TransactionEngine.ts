@@ -15,6 +15,7 @@ import {
   TransactionRefused,
   ValidationFailed,
   type AppliedChange,
+  type CreatedDir,
   type ApplyRequest,
   type ApplyResult,
   type DamagedTransaction,
@@ -292,6 +293,28 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       return bundles
     })
 
+  /**
+   * Removes directories a reverted set had created, deepest first, while they
+   * are empty: only those below a bundle root that still resolves (never the
+   * root, never a path that leaves it or is a link); one someone filled stays.
+   */
+  const removeCreatedDirs = (dirs: ReadonlyArray<CreatedDir>) =>
+    Effect.gen(function* () {
+      if (dirs.length === 0) return []
+      const roots = yield* currentRoots([...new Set(dirs.map((d) => d.bundle))])
+      const located = [...dirs]
+        .filter((d) => d.path !== "" && d.path !== ".")
+        .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+        .flatMap((d) => {
+          const root = roots.get(d.bundle)
+          const at = root === undefined ? "gone" : locate(root, d.path, "directory")
+          return typeof at === "string" || at.absolute === root ? [] : [at.absolute]
+        })
+      // The files are reverted by now: a directory that cannot be removed is a warning, not a failure.
+      const removed = yield* Effect.either(io(paths.txnDir, () => removeEmptyDirs(located)))
+      return removed._tag === "Left" ? [`an empty directory the proposal created could not be removed (${removed.left.reason}); remove it by hand`] : []
+    })
+
   /** Steps 1–11 for one set; the caller holds the lease. */
   const applyLocked = (request: ApplyRequest, op: Op, validate: boolean) =>
     Effect.gen(function* () {
@@ -347,7 +370,8 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
           ...(s.beforeHash === null ? {} : { backup: s.beforeHash })
         })),
         gitCommits: git.commits,
-        ...(git.warnings.length === 0 ? {} : { warnings: git.warnings })
+        ...(git.warnings.length === 0 ? {} : { warnings: git.warnings }),
+        ...(journal.createdDirs.length === 0 ? {} : { createdDirs: journal.createdDirs })
       } satisfies ApplyResult as ApplyResult
     })
 
@@ -655,11 +679,14 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
             }
             changes.push({ bundle: c.bundle, path: c.path, beforeHash: c.afterHash, after: bytes })
           }
-          return yield* applyLocked({ id: request.id, changes, message: request.message ?? `akm: revert ${request.id}` }, "revert", false).pipe(
+          const result = yield* applyLocked({ id: request.id, changes, message: request.message ?? `akm: revert ${request.id}` }, "revert", false).pipe(
             Effect.catchTag("ValidationFailed", (e) => Effect.die(e)),
             Effect.catchTag("StaleBeforeHash", (e) =>
               Effect.fail(new StaleBeforeHash({ ...e, hint: "the file changed after the change was accepted; reverting would overwrite that edit — revert by hand or make a new proposal" })))
           )
+          // After the files, so a crash in between leaves empty directories and nothing lost.
+          const warnings = [...(result.warnings ?? []), ...(yield* removeCreatedDirs(request.createdDirs ?? []))]
+          return warnings.length === 0 ? result : { ...result, warnings }
         })
       ),
     recover: underLease(recoverLocked),
@@ -708,7 +735,12 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       ),
     blob: (hash) => io(paths.archiveDir, () => getBlob(paths.archiveDir, hash)),
     finished: io(paths.txnDir, () =>
-      listFinished(paths.txnDir).flatMap((record): ReadonlyArray<FinishedSet> => ("problem" in record ? [] : [{ id: record.id, op: record.op, changes: appliedOf(record) }]))),
+      listFinished(paths.txnDir).flatMap((record): ReadonlyArray<FinishedSet> => ("problem" in record ? [] : [{
+        id: record.id,
+        op: record.op,
+        changes: appliedOf(record),
+        ...(record.createdDirs.length === 0 ? {} : { createdDirs: record.createdDirs })
+      }]))),
     acknowledge: (id, op) => io(paths.txnDir, () => removeFinished(paths.txnDir, id, op)),
     inspect,
     resolve: (request) => underLease(resolveLocked(request))

@@ -24,13 +24,18 @@ export interface IndexStoreConnection {
  */
 export const openIndexStoreConnection = (
   filename: string,
-  options: { readonly leaseFile?: string | undefined; readonly database?: Database.Options | undefined } = {}
+  options: {
+    readonly leaseFile?: string | undefined
+    readonly database?: Database.Options | undefined
+    /** Configured writability by bundle, read per search (index/store.ts). */
+    readonly writable?: Effect.Effect<ReadonlyMap<string, boolean>> | undefined
+  } = {}
 ): IndexStoreConnection => {
   const reader = lazyConnection(filename, options.database).open()
   const writer = lazyConnection(filename, options.database)
   const lease = Effect.unsafeMakeSemaphore(1)
   const withWriteLease = indexWriteLease(lease, options.leaseFile)
-  const store = indexStoreOn({ filename, writer: writer.driver, reader: Effect.succeed(reader.driver), withWriteLease })
+  const store = indexStoreOn({ filename, writer: writer.driver, reader: Effect.succeed(reader.driver), withWriteLease, writable: options.writable })
   return {
     store,
     reader,

@@ -1,7 +1,7 @@
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import { IndexStore } from "../../services/IndexStore.js"
-import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { configuredWritable, WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { clientDriver } from "./clientDriver.js"
 import { sqlFailure } from "./driver.js"
 import { searchReader } from "./index/reader.js"
@@ -13,6 +13,8 @@ import { indexMigrations } from "./migrations.js"
 export interface IndexStoreOptions {
   /** The workspace index lease (R-IDX-6), `$DATA/locks/index.lock`; without it only this process is serialised. */
   readonly leaseFile?: string | undefined
+  /** Configured writability by bundle, read per search (index/store.ts). */
+  readonly writable?: Effect.Effect<ReadonlyMap<string, boolean>> | undefined
 }
 
 /**
@@ -27,11 +29,12 @@ export const makeIndexStore = (filename: string, options: IndexStoreOptions = {}
     const reader = yield* searchReader(filename, db, sqlFailure(filename))
     const lease = yield* Effect.makeSemaphore(1)
     const withWriteLease = indexWriteLease(lease, options.leaseFile)
-    return indexStoreOn({ filename, writer: Effect.map(db, clientDriver), reader, withWriteLease })
+    return indexStoreOn({ filename, writer: Effect.map(db, clientDriver), reader, withWriteLease, writable: options.writable })
   })
 
 /** The workspace's index.db, with the index lease under `$DATA/locks`. */
 export const IndexStoreSqlite = Layer.scoped(
   IndexStore,
-  Effect.flatMap(WorkspaceConfig, (workspace) => makeIndexStore(workspace.paths.indexDb, { leaseFile: path.join(workspace.paths.locksDir, "index.lock") }))
+  Effect.flatMap(WorkspaceConfig, (workspace) =>
+    makeIndexStore(workspace.paths.indexDb, { leaseFile: path.join(workspace.paths.locksDir, "index.lock"), writable: configuredWritable(workspace) }))
 )

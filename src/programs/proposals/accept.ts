@@ -88,7 +88,12 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
     to: "accepted",
     at,
     by,
-    outcome: { changes: result.changes, gitCommits: result.gitCommits, ...(result.warnings === undefined || result.warnings.length === 0 ? {} : { note: result.warnings.join("; ") }) }
+    outcome: {
+      changes: result.changes,
+      gitCommits: result.gitCommits,
+      ...(result.warnings === undefined || result.warnings.length === 0 ? {} : { note: result.warnings.join("; ") }),
+      ...(result.createdDirs === undefined || result.createdDirs.length === 0 ? {} : { createdDirs: result.createdDirs })
+    }
   })
   yield* transaction.acknowledge(proposal.id, "apply")
   // Sets this accept's own recovery finished for other proposals.

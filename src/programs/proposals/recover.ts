@@ -23,7 +23,7 @@ export const recordFinished = Effect.fn("proposal.recordFinished")(function* () 
     if (proposal !== undefined) {
       const at = yield* now
       if (set.op === "apply" && proposal.status !== "accepted" && proposal.status !== "reverted") {
-        yield* store.decide(set.id, { from: ["pending", "rejected", "expired", "failed"], to: "accepted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note } })
+        yield* store.decide(set.id, { from: ["pending", "rejected", "expired", "failed"], to: "accepted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note, ...(set.createdDirs === undefined || set.createdDirs.length === 0 ? {} : { createdDirs: set.createdDirs }) } })
       } else if (set.op === "revert" && proposal.status === "accepted") {
         yield* store.decide(set.id, { from: ["accepted"], to: "reverted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note } })
       }

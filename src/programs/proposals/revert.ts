@@ -9,7 +9,8 @@ import { recordFinished, recoverWrites } from "./recover.js"
 
 /**
  * `akm proposal revert` (R-TX-6): restores the bytes an accepted proposal
- * replaced (and removes the files it created) when every file still holds the
+ * replaced (and removes the files it created, then the directories it created
+ * for them that are empty now) when every file still holds the
  * accepted bytes; a file edited since makes the engine refuse, naming it, and
  * the proposal stays accepted.
  */
@@ -25,7 +26,9 @@ export const proposalRevert = Effect.fn("proposal.revert")(function* (idOrPrefix
   if (applied === undefined || applied.length === 0) {
     return yield* new Conflict({ message: `proposal ${shortId(proposal.id)} has no record of the files it changed`, hint: "revert the files by hand" })
   }
-  const reverted = yield* Effect.either(transaction.revert({ id: proposal.id, changes: applied, message: `Revert: ${proposal.title}` }))
+  // The directories its accept created (recorded since they were tracked; older outcomes have none).
+  const createdDirs = (yield* store.outcomes(proposal.id)).findLast((o) => o.kind === "accepted")?.createdDirs ?? []
+  const reverted = yield* Effect.either(transaction.revert({ id: proposal.id, changes: applied, message: `Revert: ${proposal.title}`, createdDirs }))
   const at = yield* now
   if (Either.isLeft(reverted)) {
     yield* store.refused(proposal.id, at, outcomeError(reverted.left))

@@ -50,7 +50,7 @@ describe("akm adapter: golden working bundle (all fourteen type directories)", (
   it("folds akm's frontmatter into the projection: aliases, hints, quality, belief state, supersession, scope, expiry", () => {
     const item = (id: string) => scan.items.find((i) => i.conceptId === id)!.projection
     expect(item("knowledge/http-caching")).toMatchObject({
-      tags: ["api gateway", "caching", "cdn caching", "http"],
+      tags: ["api-gateway", "caching", "cdn caching", "http"],
       aliases: ["cdn caching"],
       links: ["knowledge/infra/staging-environment"]
     })

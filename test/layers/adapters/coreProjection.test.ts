@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest"
-import { makeProjection, metadataHints, nameFromFile, normalizeTag, uniqueSorted } from "../../../src/layers/adapters/core/Projection.js"
+import { makeProjection, metadataHints, nameFromFile, normalizeTag, uniqueSorted, uniqueTags } from "../../../src/layers/adapters/core/Projection.js"
 
 describe("core/Projection", () => {
   it("normalises tags: NFC, lowercase, - and _ as spaces, collapsed whitespace", () => {
     expect(normalizeTag("  HTTP_Caching--Rules ")).toBe("http caching rules")
     expect(normalizeTag("Cafe\u0301")).toBe("caf\u00e9")
+  })
+
+  it("uniqueTags keeps the written form, one per normal form (the first), ordered by normal form", () => {
+    expect(uniqueTags(["Web_Perf", "headline-metric", " ", "web perf", "Headline Metric", "alpha"])).toEqual(["alpha", "headline-metric", "Web_Perf"])
   })
 
   it("uniqueSorted drops empties and duplicates", () => {
@@ -17,7 +21,7 @@ describe("core/Projection", () => {
     expect(metadataHints(undefined, ["a"])).toEqual([])
   })
 
-  it("makeProjection folds aliases into tags, outline into hints and leaves empty fields out", () => {
+  it("makeProjection folds aliases into tags (as written), outline into hints and leaves empty fields out", () => {
     const projection = makeProjection({
       type: "note",
       name: "HTTP caching",
@@ -32,7 +36,7 @@ describe("core/Projection", () => {
     expect(projection).toEqual({
       type: "note",
       name: "HTTP caching",
-      tags: ["http", "http cache", "web perf"],
+      tags: ["http", "HTTP-Cache", "Web_Perf"],
       aliases: ["HTTP-Cache"],
       hints: ["extra", "Validation"],
       links: ["a.md", "b.md"],

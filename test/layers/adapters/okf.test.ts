@@ -34,7 +34,7 @@ describe("okf adapter: golden bundle", () => {
   it("projects description, tags, resource, links, lifecycle and provenance", () => {
     const api = scan.items.find((i) => i.conceptId === "services/checkout-api")!.projection
     expect(api.description).toBe("Public HTTP API that turns a cart into an order.")
-    expect(api.tags).toEqual(["checkout", "orders", "public api"])
+    expect(api.tags).toEqual(["checkout", "orders", "public-api"])
     expect(api.links).toEqual(["glossary", "runbooks/checkout-latency", "services/payments-gateway"])
     expect(api.staleAfter).toBe("2026-11-01T00:00:00Z")
     expect(api.updated).toBe("2026-05-02T10:15:00Z")

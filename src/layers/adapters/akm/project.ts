@@ -6,7 +6,7 @@ import { projectTaskFile } from "../akm-task/project.js"
 import { stringField, stringListField } from "../core/Frontmatter.js"
 import { resolveLinkPath } from "../core/Links.js"
 import { documentParts, frontmatterDiagnostics, readMarkdown } from "../core/MarkdownDocument.js"
-import { makeProjection, metadataHints } from "../core/Projection.js"
+import { makeProjection, metadataHints, uniqueTags } from "../core/Projection.js"
 import type { RuleBook } from "../core/RuleBook.js"
 import { projectEnvFile, projectSecret } from "../dotenv/envItems.js"
 import { linkIdOf, projectReference, projectSkill, REFERENCE_KIND, SKILL_KIND } from "../skill-md/index.js"
@@ -145,7 +145,7 @@ const projectAkmSkill = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): 
     const projection: Projection = {
       ...result.projection,
       ...signals,
-      ...(extraTags.length === 0 ? {} : { tags: [...new Set([...(result.projection.tags ?? []), ...extraTags])].sort() }),
+      ...(extraTags.length === 0 ? {} : { tags: uniqueTags([...(result.projection.tags ?? []), ...extraTags]) }),
       links: [...new Set([...(result.projection.links ?? []), ...refLinks(data, ctx.bundle.name)])].sort(),
       extra: { ...(result.projection.extra as object | undefined), ...(signals.extra as object | undefined) }
     }

@@ -1,6 +1,6 @@
 import MarkdownIt from "markdown-it"
 import type Token from "markdown-it/lib/token.mjs"
-import { headingSlug } from "../../../domain/Ref.js"
+import { githubSlugger } from "../../../domain/Ref.js"
 
 /**
  * The one markdown module (spec 03 §1.1). Indexing uses markdown-it's token
@@ -119,6 +119,7 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
   let title: string | undefined
   let firstParagraph: string | undefined
   let paragraphOpen = false
+  const slugOf = githubSlugger()
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!
     const line = (token.map?.[0] ?? 0) + 1 + lineOffset
@@ -126,7 +127,7 @@ export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
       case "heading_open": {
         const text = detached(inlineText(tokens[i + 1]))
         const depth = Number(token.tag.slice(1))
-        const heading = { depth, text, slug: headingSlug(text), line }
+        const heading = { depth, text, slug: slugOf(text), line }
         headings.push(heading)
         if (token.level === 0) section = heading
         if (depth === 1 && title === undefined && text !== "") title = text

@@ -3,7 +3,7 @@ import remarkFrontmatter from "remark-frontmatter"
 import remarkGfm from "remark-gfm"
 import remarkParse from "remark-parse"
 import { unified } from "unified"
-import { headingSlug } from "../../../domain/Ref.js"
+import { githubSlugger } from "../../../domain/Ref.js"
 
 /**
  * The fidelity half of the Markdown module (spec 03 §1.1): a full mdast tree
@@ -37,6 +37,7 @@ export interface Section {
 /** Every heading as a section with source offsets, in document order. */
 export const sections = (text: string): ReadonlyArray<Section> => {
   const headings = parseMarkdownAst(text).children.filter((node): node is MdastHeading => node.type === "heading")
+  const slugOf = githubSlugger()
   return headings.map((heading, i) => {
     const start = heading.position?.start.offset ?? 0
     const headingEnd = heading.position?.end.offset ?? start
@@ -46,7 +47,7 @@ export const sections = (text: string): ReadonlyArray<Section> => {
     return {
       depth: heading.depth,
       text: label,
-      slug: headingSlug(label),
+      slug: slugOf(label),
       start,
       bodyStart: newline === -1 ? text.length : newline + 1,
       end: next?.position?.start.offset ?? text.length

@@ -1,11 +1,13 @@
 import type { Projection } from "../../../domain/Adapter.js"
+import { normalizeTag, uniqueTags } from "../../../domain/Tag.js"
+
+export { normalizeTag, uniqueTags }
 
 /**
  * The one helper that folds richer metadata into the searchable fields (spec 04
- * §1), so every adapter projects the same way: tags are lowercased with `-`/`_`
- * as spaces; extra string-ish fields become hints.
+ * §1), so every adapter projects the same way: tags keep their written form
+ * (matching normalises them, domain/Tag.ts); extra string-ish fields become hints.
  */
-export const normalizeTag = (tag: string): string => tag.normalize("NFC").toLowerCase().replace(/[-_]+/g, " ").replace(/\s+/g, " ").trim()
 
 export const uniqueSorted = (values: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(values.filter((v) => v !== ""))].sort()
 
@@ -42,12 +44,12 @@ export interface ProjectionParts {
 }
 
 /**
- * Assembles a Projection: tags + aliases normalised into `tags`, outline
+ * Assembles a Projection: tags + aliases as written into `tags` (one per normal form), outline
  * headings appended to `hints`, empty fields left out so identical inputs give
  * identical documents (R-AD-2).
  */
 export const makeProjection = (parts: ProjectionParts, extra: Partial<Projection> = {}): Projection => {
-  const tags = uniqueSorted([...(parts.tags ?? []), ...(parts.aliases ?? [])].map(normalizeTag))
+  const tags = uniqueTags([...(parts.tags ?? []), ...(parts.aliases ?? [])])
   const hints = [...(parts.hints ?? []), ...(parts.outline ?? []).map((h) => h.text)].filter((h) => h.trim() !== "")
   const links = uniqueSorted(parts.links ?? [])
   return {

@@ -3,7 +3,7 @@ import type { IndexDocument } from "../../../domain/IndexDocument.js"
 import { qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS } from "../../../domain/Search.js"
 import type { IndexedItem } from "../../../services/IndexStore.js"
 
-/** Lists stored in one text column; tags and aliases never contain a newline (they are normalised). */
+/** Lists stored in one text column; tags never contain a newline (domain/Tag.ts uniqueTags). */
 const SEPARATOR = "\n"
 const joinList = (values: ReadonlyArray<string> | undefined): string => (values ?? []).join(SEPARATOR)
 const splitList = (text: string): ReadonlyArray<string> => (text === "" ? [] : text.split(SEPARATOR))

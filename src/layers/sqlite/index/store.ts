@@ -3,7 +3,7 @@ import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
-import { IndexStore, type BundleManifest, type DocumentSink, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
+import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
 import { mapSqlError, sqlFailure, type SqlDriver, type SqlReader } from "../driver.js"
 import { databaseStatusOn } from "../status.js"
 import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./bundles.js"
@@ -26,6 +26,13 @@ export interface IndexStoreParts {
    */
   readonly reader: Effect.Effect<SqlReader, IndexStoreError>
   readonly withWriteLease: IndexStore["Type"]["withWriteLease"]
+  /**
+   * Whether each configured bundle is writable now (config.yaml, read per
+   * search): a hit's `editable` follows `akm config set bundles.X.writable` at
+   * once. Without it, or for a bundle it does not name, the index's value
+   * (the bundle's writability when it was indexed) stands.
+   */
+  readonly writable?: Effect.Effect<ReadonlyMap<string, boolean>> | undefined
 }
 
 /** A streamed persist whose producer discarded: rolls the transaction back, then becomes its value. */
@@ -67,6 +74,16 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
     Effect.flatMap(parts.writer, (db) => Effect.mapError(f(db), mapSqlError<E, IndexStoreError>(fail)))
   const write = <A, E, R>(f: (db: SqlDriver) => Effect.Effect<A, E, R>) => read((db) => db.immediate(f))
   const search = <A>(f: (db: SqlReader) => Effect.Effect<A, SqlError>) => Effect.flatMap(parts.reader, (db) => Effect.mapError(f(db), fail))
+  /** Items with `editable` as configured now (parts.writable). */
+  const current = <A>(found: Effect.Effect<A, IndexStoreError>, items: (a: A, edit: (item: IndexedItem) => IndexedItem) => A) =>
+    parts.writable === undefined
+      ? found
+      : Effect.flatMap(found, (a) =>
+        Effect.map(parts.writable!, (writable) =>
+          writable.size === 0 ? a : items(a, (item) => {
+            const now = writable.get(item.bundle)
+            return now === undefined || now === item.editable ? item : { ...item, editable: now }
+          })))
 
   /** IndexStore.persistStreamed: the producer runs inside the bundle's BEGIN IMMEDIATE transaction (a plain read when dry-run). */
   const persistStreamed = <A, E, R>(
@@ -147,9 +164,9 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
       ),
     has: (bundle, conceptId) =>
       read((db) => Effect.map(db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM documents WHERE ref = ${`${bundle}//${conceptId}`}`), (rows) => (rows[0]?.n ?? 0) > 0)),
-    candidates: (query) => search((db) => candidates(db, query)),
-    items: (refs, filters) => search((db) => itemsByRef(db, refs, filters)),
-    browse: (query) => search((db) => browse(db, query)),
+    candidates: (query) => current(search((db) => candidates(db, query)), (set, edit) => ({ ...set, candidates: set.candidates.map((c) => ({ ...c, item: edit(c.item) })) })),
+    items: (refs, filters) => current(search((db) => itemsByRef(db, refs, filters)), (items, edit) => items.map(edit)),
+    browse: (query) => current(search((db) => browse(db, query)), (page, edit) => ({ ...page, items: page.items.map(edit) })),
     counts: read((db) =>
       Effect.map(db.rows<{ name: string; items: number }>(literal("SELECT name, items FROM bundles WHERE items > 0 ORDER BY name")), (rows) =>
         Object.fromEntries(rows.map((row) => [row.name, row.items]))
