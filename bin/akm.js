@@ -7,7 +7,8 @@
 //   code cache, which skips parsing and compiling it again on every call
 //   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22);
 // - `akm search …` first tries dist/cli/search.cjs, a far smaller bundle with
-//   no CLI framework (src/cli/fast/search.ts), code-cached the same way.
+//   no CLI framework (src/cli/fast/search.ts), code-cached the same way; show,
+//   curate, info and bundle list likewise have bundles of their own (fastPath below).
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
 const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs")
@@ -58,14 +59,37 @@ const load = (name) => {
 }
 
 /**
+ * The fast path of a command line's command, if it has one: its bundle in
+ * dist/cli/ and the function that runs it (src/cli/fast/, scripts/build.mjs
+ * FAST_BUNDLES; docs/decisions/0013-fast-read-commands.md).
+ */
+const fastPath = (args) => {
+  switch (args[0]) {
+    case "search":
+      return { bundle: "search", run: "runSearch" }
+    case "show":
+      return { bundle: "show", run: "runShow" }
+    case "curate":
+      return { bundle: "curate", run: "runCurate" }
+    case "info":
+      return { bundle: "info", run: "runInfo" }
+    case "bundle":
+      return args[1] === "list" ? { bundle: "bundle-list", run: "runBundleList" } : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
  * Runs one command line and resolves to its exit code. `akm search …` goes
  * first to the small search bundle, which answers plain search command lines
  * without @effect/cli and hands anything else (help, unusual flags, an index
  * never built) back untouched to the full CLI.
  */
 const run = async (args) => {
-  if (args[0] === "search") {
-    const code = await load("search").runSearch(args)
+  const fast = fastPath(args)
+  if (fast !== undefined) {
+    const code = await load(fast.bundle)[fast.run](args)
     if (code !== undefined) return code
   }
   return load("main").runCli(args)

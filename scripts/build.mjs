@@ -8,6 +8,9 @@
 //   dist/cli/search.cjs      the `akm search` fast path (src/cli/fast/search.ts,
 //                            exporting runSearch): no CLI framework, no adapters,
 //                            no @effect/sql, a third of main.cjs; bin/akm.js tries it first.
+//   dist/cli/show.cjs, curate.cjs, info.cjs, bundle-list.cjs
+//                            the fast paths of the other read commands (FAST_BUNDLES below,
+//                            docs/decisions/0013-fast-read-commands.md), built the same way.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
 //                            commands once here (see warmCodeCache below).
 //   dist/cli/projector-worker.cjs  the worker thread that projects a large bundle's items in parallel.
@@ -78,6 +81,54 @@ const common = {
   logLevel: "warning",
   plugins: [effectPathImports]
 }
+
+/**
+ * The start-up fast paths, one small bundle each (src/cli/fast/,
+ * docs/decisions/0002-start-up.md and 0013-fast-read-commands.md): bin/akm.js
+ * tries `run` of the bundle named for the command before the full CLI.
+ * `warmup` are the command lines that make its code cache (in a process of
+ * its own, after the full CLI's warm-up).
+ */
+const FAST_BUNDLES = [
+  {
+    name: "search",
+    source: "search",
+    run: "runSearch",
+    warmup: [
+      ["search", "hello", "--format", "json"],
+      ["search", "hello", "note", "--format", "text", "--no-track"],
+      ["search", "notes//", "--limit", "5", "--format", "json"]
+    ]
+  },
+  {
+    name: "show",
+    source: "show",
+    run: "runShow",
+    warmup: [
+      ["show", "notes//hello", "--format", "json"],
+      ["show", "notes//hello", "--level", "card", "--format", "text", "--no-track"],
+      ["show", "hello", "--level", "outline", "--format", "json"],
+      ["show", "notes//hello#hello", "--format", "text"]
+    ]
+  },
+  {
+    name: "curate",
+    source: "curate",
+    run: "runCurate",
+    warmup: [
+      ["curate", "say hello", "--format", "json"],
+      ["curate", "a note for the warm-up", "--format", "text", "--no-track"]
+    ]
+  },
+  { name: "info", source: "info", run: "runInfo", warmup: [["info", "--format", "json"], ["info", "--format", "text"]] },
+  { name: "bundle-list", source: "bundleList", run: "runBundleList", warmup: [["bundle", "list", "--format", "json"], ["bundle", "list", "--format", "text"]] }
+]
+
+/**
+ * The fast bundles carry better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
+ * Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
+ */
+const FAST_EXTERNAL = [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"]
 
 /**
  * A CLI bundle starts with `// akm build <id>`, a hash of its code: bin/akm.js
@@ -163,16 +214,13 @@ const warmCodeCache = () => {
       ["no-such-command"],
       // Searches the fast path hands to the full CLI (help, --filter).
       ["search", "--help"],
-      ["search", "hello", "--filter", "project=notes"]
+      ["search", "hello", "--filter", "project=notes"],
+      // A show the fast path hands to the full CLI (--max-tokens).
+      ["show", "notes//hello", "--max-tokens", "50"]
     ]
-    // Plain searches as agents and people run them, in a process of their own and last: the
-    // search bundle's cache then holds what a search compiles, not what V8 flushed meanwhile.
-    const searches = [
-      ["search", "hello", "--format", "json"],
-      ["search", "hello", "note", "--format", "text", "--no-track"],
-      ["search", "notes//", "--limit", "5", "--format", "json"]
-    ]
-    for (const commands of [full, searches]) {
+    // Each fast path's command lines as agents and people run them, in a process of their own and after the
+    // full CLI's: its bundle's cache then holds what those commands compile, not what V8 flushed meanwhile.
+    for (const commands of [full, ...FAST_BUNDLES.map((fast) => fast.warmup)]) {
       // Inherited, so NODE_OPTIONS flags match later runs (V8 rejects a cache made under other flags).
       const env = {
         ...process.env,
@@ -196,9 +244,7 @@ const warmCodeCache = () => {
 rmSync(staging, { recursive: true, force: true })
 try {
   await buildCli("main", 'export { runCli } from "./src/cli/main.js"')
-  // The search bundle carries better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
-  // Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
-  await buildCli("search", 'export { runSearch } from "./src/cli/fast/search.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
+  for (const fast of FAST_BUNDLES) await buildCli(fast.name, `export { ${fast.run} } from "./src/cli/fast/${fast.source}.js"`, FAST_EXTERNAL)
   await buildProjectorWorker()
   await buildLib()
   writeFileSync(join(staging, "version.json"), `${JSON.stringify({ version: pkg.version })}\n`)
