@@ -2,7 +2,8 @@
 // akm's launcher. Start-up is paid on every agent call, so this file does three
 // things to shorten it (docs/decisions/0002-start-up.md):
 // - `--version`, the call agents make most to probe for akm, is answered from
-//   dist/version.json without loading the CLI;
+//   dist/version.json without loading the CLI, and help (`akm --help`,
+//   `akm <command> --help`) from dist/cli/help.json, written by the build;
 // - the CLI bundle (dist/cli/main.cjs) is compiled through vm.Script with a V8
 //   code cache, which skips parsing and compiling it again on every call
 //   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22);
@@ -100,11 +101,31 @@ const internalError = (error) => {
   return 70
 }
 
+/**
+ * `akm`, `akm --help` and `akm <command…> --help`: the help text the build
+ * wrote to dist/cli/help.json from the CLI's own renderer (main.ts helpTexts),
+ * or undefined for any other command line (the CLI then settles it).
+ */
+const helpFor = (args) => {
+  const last = args.at(-1)
+  if (last !== undefined && last !== "--help" && last !== "-h") return undefined
+  const words = args.slice(0, -1)
+  if (words.some((word) => word.startsWith("-"))) return undefined
+  try {
+    return JSON.parse(readFileSync(join(dist, "cli", "help.json"), "utf8"))[words.join(" ")]
+  } catch {
+    return undefined
+  }
+}
+
 const main = async () => {
   const args = process.argv.slice(2)
+  const help = process.env.AKM_CODE_CACHE_WARMUP === undefined ? helpFor(args) : undefined
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     const { version } = JSON.parse(readFileSync(join(__dirname, "..", "dist", "version.json"), "utf8"))
     process.stdout.write(`${version}\n`)
+  } else if (typeof help === "string") {
+    process.stdout.write(help)
   } else if (process.env.AKM_CODE_CACHE_WARMUP !== undefined) {
     // scripts/build.mjs: run representative commands in this one process, then save what they compiled.
     for (const command of JSON.parse(process.env.AKM_CODE_CACHE_WARMUP)) await run(command)

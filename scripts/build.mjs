@@ -15,6 +15,8 @@
 //                            commands once here (see warmCodeCache below).
 //   dist/cli/projector-worker.cjs  the worker thread that projects a large bundle's items in parallel.
 //   dist/lib/index.js        the library (package "main"): ESM with code splitting.
+//   dist/cli/help.json       every command's help text (main.ts helpTexts), printed by bin/akm.js
+//                            for `akm [command…] --help` without loading the CLI.
 //   dist/version.json        read by the --version fast path in bin/akm.js.
 //
 // better-sqlite3 stays external (a native addon). dist/ is assembled in a
@@ -26,6 +28,7 @@ import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
+import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -243,7 +246,9 @@ const warmCodeCache = () => {
 
 rmSync(staging, { recursive: true, force: true })
 try {
-  await buildCli("main", 'export { runCli } from "./src/cli/main.js"')
+  await buildCli("main", 'export { runCli, helpTexts } from "./src/cli/main.js"')
+  // Every command's help, printed by bin/akm.js without loading the CLI (help depends on the build alone).
+  writeFileSync(join(staging, "cli", "help.json"), `${JSON.stringify(createRequire(import.meta.url)(join(staging, "cli", "main.cjs")).helpTexts())}\n`)
   for (const fast of FAST_BUNDLES) await buildCli(fast.name, `export { ${fast.run} } from "./src/cli/fast/${fast.source}.js"`, FAST_EXTERNAL)
   await buildProjectorWorker()
   await buildLib()

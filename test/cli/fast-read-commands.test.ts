@@ -1,5 +1,6 @@
 import Database from "better-sqlite3"
 import { execFile } from "node:child_process"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseFastArgv, type FastCommandSpec } from "../../src/cli/fast/argv.js"
@@ -211,4 +212,26 @@ describe("fast paths of the read commands", () => {
       expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, args.join(" ")).toEqual(full)
     }
   }, 120_000)
+})
+
+describe("help from dist/cli/help.json", () => {
+  const ws = makeWorkspace()
+  afterAll(ws.cleanup)
+
+  it("bin/akm.js prints every command's help exactly as the full CLI renders it, and leaves other shapes to it", async () => {
+    const texts = JSON.parse(readFileSync(join(repoRoot, "dist", "cli", "help.json"), "utf8")) as Record<string, string>
+    expect(Object.keys(texts)).toEqual(expect.arrayContaining(["", "search", "show", "bundle", "bundle list", "proposal accept"]))
+    const lines = [[], ["--help"], ["-h"], ...Object.keys(texts).filter((key) => key !== "").map((key) => [...key.split(" "), "--help"]), ["bundle", "list", "-h"]]
+    for (const args of lines) {
+      const viaBin = await ws.run(args)
+      const full = await runFull(ws, args)
+      expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, args.join(" ")).toEqual(full)
+      expect(viaBin.stdout, args.join(" ")).toBe(texts[args.filter((word) => !word.startsWith("-")).join(" ")])
+    }
+    // Not help shapes of the file: the CLI settles them (a usage error, help after an argument).
+    for (const args of [["--format", "json", "--help"], ["show", "x", "--help"], ["nope", "--help"]]) {
+      const viaBin = await ws.run(args)
+      expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, args.join(" ")).toEqual(await runFull(ws, args))
+    }
+  }, 240_000)
 })
