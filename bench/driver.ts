@@ -204,6 +204,8 @@ One more line from the benchmark.
     const stallOf = async (run: () => Promise<unknown>): Promise<number> => {
       const histogram = monitorEventLoopDelay({ resolution: 1 })
       histogram.enable()
+      // Let the 1 ms timer tick first: a stall before its first tick would go unrecorded.
+      await sleep(3)
       await run()
       await sleep(5)
       histogram.disable()
