@@ -82,10 +82,11 @@ const fastPath = (args) => {
 }
 
 /**
- * Runs one command line and resolves to its exit code. `akm search …` goes
- * first to the small search bundle, which answers plain search command lines
- * without @effect/cli and hands anything else (help, unusual flags, an index
- * never built) back untouched to the full CLI.
+ * Runs one command line and resolves to its exit code. A command with a fast
+ * path (search, show, curate, info, bundle list) goes first to its small
+ * bundle, which answers plain command lines without @effect/cli and hands
+ * anything else (help, unusual flags, an index never built, any error) back
+ * untouched to the full CLI.
  */
 const run = async (args) => {
   const fast = fastPath(args)

@@ -192,8 +192,8 @@ const swapIn = () => {
  * Runs the commands agents use against a throwaway workspace, then lets
  * bin/akm.js save the V8 code caches of the bundles they loaded: functions
  * those commands compiled are then loaded as bytecode instead of being parsed
- * and compiled on every call. Two processes: the full CLI's commands, then
- * plain searches alone for the search bundle. A failed warm-up only costs
+ * and compiled on every call. One process for the full CLI's commands, then
+ * one per fast bundle with its own command lines. A failed warm-up only costs
  * speed (the launcher writes a cache of its own on first use), so it warns and
  * does not fail the build.
  */

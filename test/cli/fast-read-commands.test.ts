@@ -214,6 +214,21 @@ describe("fast paths of the read commands", () => {
   }, 120_000)
 })
 
+describe("the fast bundles", () => {
+  it("stay small and carry neither the CLI framework's parser nor the tokenizer's ranks", async () => {
+    for (const name of ["show", "curate", "info", "bundle-list"]) {
+      const bundle = readFileSync(join(repoRoot, "dist", "cli", `${name}.cjs`), "utf8")
+      // About 440-490 KB today (search.cjs 420 KB): effect's runtime, Schema and yaml are most of it.
+      expect(bundle.length, name).toBeLessThan(600_000)
+      expect(bundle, name).not.toContain("import(")
+      // A message of @effect/cli's parser (main.cjs has it): the framework is not bundled.
+      expect(bundle, name).not.toContain("Expected to find option")
+      // Loaded from node_modules on a first count, never inlined (2.7 MB of ranks).
+      expect(bundle, name).toContain('require("gpt-tokenizer/encoding/o200k_base")')
+    }
+  })
+})
+
 describe("help from dist/cli/help.json", () => {
   const ws = makeWorkspace()
   afterAll(ws.cleanup)
