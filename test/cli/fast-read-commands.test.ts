@@ -198,7 +198,7 @@ describe("fast paths of the read commands", () => {
       }
       expect(fast.stdout + fast.stderr, args.join(" ")).not.toContain(CANARY)
     }
-  }, 240_000)
+  }, 480_000)
 
   it("hand every other command line to the full CLI, which bin/akm.js then runs", async () => {
     for (const args of declined) {
@@ -248,5 +248,5 @@ describe("help from dist/cli/help.json", () => {
       const viaBin = await ws.run(args)
       expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, args.join(" ")).toEqual(await runFull(ws, args))
     }
-  }, 240_000)
+  }, 480_000)
 })
