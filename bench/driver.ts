@@ -12,6 +12,8 @@
  *   remember {root}               one `akm remember` into the indexed corpus: wall time and this process's peak RSS
  *   propose  {root}               a one-file edit of an existing item, stored as a pending proposal; prints its id
  *   accept   {root, id}           `akm proposal accept` of that proposal: wall time and peak RSS
+ *   stalls  {root, rounds}        the longest event-loop stall (perf_hooks monitorEventLoopDelay, 1 ms resolution) of each
+ *                                 request-path operation in-process: search, show, remember, proposal accept of one file
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { ManagedRuntime } from "effect"
@@ -28,6 +30,9 @@ import { proposalAccept } from "../src/programs/proposals/accept.js"
 import { propose } from "../src/programs/proposals/propose.js"
 import { remember } from "../src/programs/remember.js"
 import { search } from "../src/programs/search.js"
+import { show } from "../src/programs/show.js"
+import { monitorEventLoopDelay } from "node:perf_hooks"
+import { setTimeout as sleep } from "node:timers/promises"
 import { sha256Hex } from "../src/domain/Proposal.js"
 import { benchQueries, generateCorpus, touchOnePercent, type Corpus } from "./corpus.js"
 import { naturalLanguageSet } from "./naturalLanguage.js"
@@ -180,6 +185,65 @@ One more line from the benchmark.
         if (result.hits.length > 0) hits++
       }
       return { queries: queries.length, withHits: hits, track, p50Ms: quantile(samples, 0.5), p95Ms: quantile(samples, 0.95), maxMs: quantile(samples, 1) }
+    } finally {
+      await runtime.dispose()
+    }
+  },
+
+  stalls: async (o) => {
+    const root = String(o.root)
+    const rounds = Number(o.rounds ?? 10)
+    const corpus = JSON.parse(readFileSync(corpusFile(root), "utf8")) as Corpus
+    const queries = benchQueries(rounds)
+    const runtime = runtimeFor(root)
+    /**
+     * The longest time the event loop could not turn while `run` ran: a 1 ms timer
+     * histogram around the operation, read after one more turn so a stall at its
+     * end is counted. An MCP server or any embedding program stalls this long.
+     */
+    const stallOf = async (run: () => Promise<unknown>): Promise<number> => {
+      const histogram = monitorEventLoopDelay({ resolution: 1 })
+      histogram.enable()
+      // Let the 1 ms timer tick first: a stall before its first tick would go unrecorded.
+      await sleep(3)
+      await run()
+      await sleep(5)
+      histogram.disable()
+      return Math.round((histogram.max / 1e6) * 100) / 100
+    }
+    const file = corpus.paths.find((p) => p.startsWith("knowledge/") && p.endsWith(".md")) ?? corpus.paths[0]!
+    /** Each operation's setup (a search to find a ref, a proposal to accept) runs before it, unmeasured. */
+    const operations: Record<string, (n: number) => Promise<() => Promise<unknown>>> = {
+      // The noise floor: no work at all, only the machine's scheduling delays (large under load).
+      idle: async () => () => sleep(20),
+      search: async (n) => () => runtime.runPromise(search({ query: queries[n % queries.length]!, limit: 20 })),
+      show: async (n) => {
+        const found = await runtime.runPromise(search({ query: queries[n % queries.length]!, limit: 1, track: false }))
+        const ref = found.hits[0]?.ref ?? `corpus//${file.replace(/\.md$/, "")}`
+        return () => runtime.runPromise(show({ ref }))
+      },
+      remember: async (n) => () => runtime.runPromise(remember({ text: `The stall probe ${n} needs an allow-listed IP before deploys.`, bundle: "corpus" })),
+      accept: async (n) => {
+        const bytes = readFileSync(join(root, "corpus", file))
+        const { proposal } = await runtime.runPromise(propose({
+          title: `bench: stall probe ${n}`,
+          recipe: "manual",
+          changeClass: "semantic",
+          changes: [{ bundle: "corpus", path: file, beforeHash: sha256Hex(bytes), after: `${bytes.toString("utf8")}\nStall probe ${n}.\n` }]
+        }))
+        return () => runtime.runPromise(proposalAccept(proposal.id))
+      }
+    }
+    try {
+      const result: Record<string, { first: number; maxMs: number; p50Ms: number; rounds: number }> = {}
+      for (const [name, operation] of Object.entries(operations)) {
+        // The first call opens databases and loads modules: reported apart from the steady state.
+        const first = await stallOf(await operation(0))
+        const samples: Array<number> = []
+        for (let n = 1; n <= rounds; n++) samples.push(await stallOf(await operation(n)))
+        result[name] = { first, maxMs: Math.max(...samples), p50Ms: quantile(samples, 0.5), rounds }
+      }
+      return result
     } finally {
       await runtime.dispose()
     }

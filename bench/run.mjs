@@ -4,7 +4,7 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes (default: all);
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls (default: all);
 //               search without index builds only the 5,000-item corpus it searches
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
 //   --large     also index a 50,000-item corpus
@@ -24,7 +24,7 @@
 // Each section is a key of "sections", present only when it ran. Today:
 //
 //   "startup": {
-//     "runs": N,
+//     "runs": N, "loadavg": { "before": [1, 5, 15 min], "after": […] },
 //     "reference": { "name": "node -e 0", "medianMs", "p95Ms", "minMs" },
 //     "commands": [{ "name", "args", "medianMs", "p95Ms", "minMs",
 //                    "ratio" (median / reference median), "p95Ratio",
@@ -44,6 +44,9 @@
 //   "memory": { "items", "peakRssMb", "targetMb" } (the largest build ≤ 20,000 items)
 //   "writes": { "size", "files", "remember": { "runs", "medianMs", "maxMs", "peakRssMb", "statuses" },
 //               "accept": { … }, "targets" } (an indexed 20,000-file bundle; --quick: 200)
+//   "stalls": { "size", "files", "rounds", "targetMs", "operations": { "search" | "show" | "remember" | "accept":
+//               { "maxMs" (longest event-loop stall over the rounds), "p50Ms", "first" (the first call's), "rounds" } } }
+//               (in-process, perf_hooks monitorEventLoopDelay at 1 ms; an indexed 5,000-item corpus; --quick: 200)
 //
 // The corpus, index, search and quality sections run in-process through
 // bench/driver.ts (bundled by bench/sections/driver.mjs); timings stay in ms
@@ -55,11 +58,12 @@ import { cleanupDriver } from "./sections/driver.mjs"
 import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
+import { stallsRows, stallsSection } from "./sections/stalls.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality", "writes"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls"]
 
 const parseFlags = (argv) => {
   const flags = { runs: 20, json: false, quick: false, large: false, sections: new Set(SECTIONS), out: fileURLToPath(new URL("results.json", import.meta.url)) }
@@ -149,6 +153,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
     }
     if (wanted.has("quality")) results.sections.quality = await qualitySection({ onProgress: progress })
     if (wanted.has("writes")) results.sections.writes = await writesSection({ size: flags.quick ? 200 : 20000, runs: flags.quick ? 1 : 3, onProgress: progress })
+    if (wanted.has("stalls")) results.sections.stalls = await stallsSection({ size: flags.quick ? 200 : 5000, rounds: flags.quick ? 3 : 10, onProgress: progress })
   } finally {
     cleanupDriver()
   }
@@ -159,11 +164,17 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality, writes } = results.sections
+  const { startup, index, search, quality, writes, stalls } = results.sections
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
-      ...(startup === undefined ? [] : [`start-up — ${startup.runs} runs, wall time; ratio = median / median of \`node -e 0\` in the same run`, table(startupRows(startup)), ""]),
+      ...(startup === undefined
+        ? []
+        : [
+          `start-up — ${startup.runs} runs, wall time; ratio = median / median of \`node -e 0\` in the same run; load ${startup.loadavg.before.join(" ")} → ${startup.loadavg.after.join(" ")}`,
+          table(startupRows(startup)),
+          ""
+        ]),
       ...(index === undefined
         ? []
         : [
@@ -177,6 +188,9 @@ if (flags.json) {
       ...(search === undefined ? [] : [`search — ${search.items} items`, table(searchRows(search)), ""]),
       ...(quality === undefined ? [] : ["quality", table(qualityRows(quality)), ""]),
       ...(writes === undefined ? [] : [`writes — in-process wall time of each command in a fresh process, indexed bundle of ${writes.files} files; targets ≤ 1 s`, table(writesRows(writes)), ""]),
+      ...(stalls === undefined
+        ? []
+        : [`stalls — longest event-loop stall per request-path operation, in-process over ${stalls.rounds} rounds, ${stalls.files} files (first call apart)`, table(stallsRows(stalls)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -2,13 +2,15 @@
 // akm's launcher. Start-up is paid on every agent call, so this file does three
 // things to shorten it (docs/decisions/0002-start-up.md):
 // - `--version`, the call agents make most to probe for akm, is answered from
-//   dist/version.json without loading the CLI;
+//   dist/version.json without loading the CLI, and help (`akm --help`,
+//   `akm <command> --help`) from dist/cli/help.json, written by the build;
 // - the CLI bundle (dist/cli/main.cjs) is compiled through vm.Script with a V8
 //   code cache, which skips parsing and compiling it again on every call
 //   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22);
 // - `akm search …` first tries dist/cli/search.cjs, a far smaller bundle with
-//   no CLI framework (src/cli/fast/search.ts), code-cached the same way;
-//   `akm __complete …` (shell completion) likewise goes to dist/cli/complete.cjs.
+//   no CLI framework (src/cli/fast/search.ts), code-cached the same way; show,
+//   curate, info and bundle list likewise have bundles of their own (fastPath below),
+//   and `akm __complete …` (shell completion) goes to dist/cli/complete.cjs.
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
 const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs")
@@ -67,10 +69,33 @@ const readJson = (file) => {
 }
 
 /**
- * Runs one command line and resolves to its exit code. `akm search …` goes
- * first to the small search bundle, which answers plain search command lines
- * without @effect/cli and hands anything else (help, unusual flags, an index
- * never built) back untouched to the full CLI.
+ * The fast path of a command line's command, if it has one: its bundle in
+ * dist/cli/ and the function that runs it (src/cli/fast/, scripts/build.mjs
+ * FAST_BUNDLES; docs/decisions/0013-fast-read-commands.md).
+ */
+const fastPath = (args) => {
+  switch (args[0]) {
+    case "search":
+      return { bundle: "search", run: "runSearch" }
+    case "show":
+      return { bundle: "show", run: "runShow" }
+    case "curate":
+      return { bundle: "curate", run: "runCurate" }
+    case "info":
+      return { bundle: "info", run: "runInfo" }
+    case "bundle":
+      return args[1] === "list" ? { bundle: "bundle-list", run: "runBundleList" } : undefined
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Runs one command line and resolves to its exit code. A command with a fast
+ * path (search, show, curate, info, bundle list) goes first to its small
+ * bundle, which answers plain command lines without @effect/cli and hands
+ * anything else (help, unusual flags, an index never built, any error) back
+ * untouched to the full CLI.
  */
 const run = async (args) => {
   if (args[0] === "__complete") {
@@ -78,8 +103,9 @@ const run = async (args) => {
     const tree = readJson(join(dist, "cli", "command-tree.json"))
     if (tree !== undefined) return load("complete").runComplete(tree, args.slice(1))
   }
-  if (args[0] === "search") {
-    const code = await load("search").runSearch(args)
+  const fast = fastPath(args)
+  if (fast !== undefined) {
+    const code = await load(fast.bundle)[fast.run](args)
     if (code !== undefined) return code
   }
   return load("main").runCli(args)
@@ -90,11 +116,31 @@ const internalError = (error) => {
   return 70
 }
 
+/**
+ * `akm`, `akm --help` and `akm <command…> --help`: the help text the build
+ * wrote to dist/cli/help.json from the CLI's own renderer (main.ts helpTexts),
+ * or undefined for any other command line (the CLI then settles it).
+ */
+const helpFor = (args) => {
+  const last = args.at(-1)
+  if (last !== undefined && last !== "--help" && last !== "-h") return undefined
+  const words = args.slice(0, -1)
+  if (words.some((word) => word.startsWith("-"))) return undefined
+  try {
+    return JSON.parse(readFileSync(join(dist, "cli", "help.json"), "utf8"))[words.join(" ")]
+  } catch {
+    return undefined
+  }
+}
+
 const main = async () => {
   const args = process.argv.slice(2)
+  const help = process.env.AKM_CODE_CACHE_WARMUP === undefined ? helpFor(args) : undefined
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     const { version } = JSON.parse(readFileSync(join(__dirname, "..", "dist", "version.json"), "utf8"))
     process.stdout.write(`${version}\n`)
+  } else if (typeof help === "string") {
+    process.stdout.write(help)
   } else if (process.env.AKM_CODE_CACHE_WARMUP !== undefined) {
     // scripts/build.mjs: run representative commands in this one process, then save what they compiled.
     for (const command of JSON.parse(process.env.AKM_CODE_CACHE_WARMUP)) await run(command)

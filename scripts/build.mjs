@@ -8,12 +8,17 @@
 //   dist/cli/search.cjs      the `akm search` fast path (src/cli/fast/search.ts,
 //                            exporting runSearch): no CLI framework, no adapters,
 //                            no @effect/sql, a third of main.cjs; bin/akm.js tries it first.
+//   dist/cli/show.cjs, curate.cjs, info.cjs, bundle-list.cjs
+//                            the fast paths of the other read commands (FAST_BUNDLES below,
+//                            docs/decisions/0013-fast-read-commands.md), built the same way.
 //   dist/cli/complete.cjs    `akm __complete` for the shell completion scripts (src/cli/completeRun.ts),
 //                            with dist/cli/command-tree.json, the command tree read from main's descriptors.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
 //                            commands once here (see warmCodeCache below).
 //   dist/cli/projector-worker.cjs  the worker thread that projects a large bundle's items in parallel.
 //   dist/lib/index.js        the library (package "main"): ESM with code splitting.
+//   dist/cli/help.json       every command's help text (main.ts helpTexts), printed by bin/akm.js
+//                            for `akm [command…] --help` without loading the CLI.
 //   dist/version.json        read by the --version fast path in bin/akm.js.
 //
 // better-sqlite3 stays external (a native addon). dist/ is assembled in a
@@ -83,6 +88,54 @@ const common = {
 }
 
 /**
+ * The start-up fast paths, one small bundle each (src/cli/fast/,
+ * docs/decisions/0002-start-up.md and 0013-fast-read-commands.md): bin/akm.js
+ * tries `run` of the bundle named for the command before the full CLI.
+ * `warmup` are the command lines that make its code cache (in a process of
+ * its own, after the full CLI's warm-up).
+ */
+const FAST_BUNDLES = [
+  {
+    name: "search",
+    source: "search",
+    run: "runSearch",
+    warmup: [
+      ["search", "hello", "--format", "json"],
+      ["search", "hello", "note", "--format", "text", "--no-track"],
+      ["search", "notes//", "--limit", "5", "--format", "json"]
+    ]
+  },
+  {
+    name: "show",
+    source: "show",
+    run: "runShow",
+    warmup: [
+      ["show", "notes//hello", "--format", "json"],
+      ["show", "notes//hello", "--level", "card", "--format", "text", "--no-track"],
+      ["show", "hello", "--level", "outline", "--format", "json"],
+      ["show", "notes//hello#hello", "--format", "text"]
+    ]
+  },
+  {
+    name: "curate",
+    source: "curate",
+    run: "runCurate",
+    warmup: [
+      ["curate", "say hello", "--format", "json"],
+      ["curate", "a note for the warm-up", "--format", "text", "--no-track"]
+    ]
+  },
+  { name: "info", source: "info", run: "runInfo", warmup: [["info", "--format", "json"], ["info", "--format", "text"]] },
+  { name: "bundle-list", source: "bundleList", run: "runBundleList", warmup: [["bundle", "list", "--format", "json"], ["bundle", "list", "--format", "text"]] }
+]
+
+/**
+ * The fast bundles carry better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
+ * Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
+ */
+const FAST_EXTERNAL = [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"]
+
+/**
  * A CLI bundle starts with `// akm build <id>`, a hash of its code: bin/akm.js
  * names the code cache after it, so a cache never outlives the bundle it was
  * made from. No source map: Node does not apply one to code compiled with vm.Script.
@@ -141,8 +194,8 @@ const swapIn = () => {
  * Runs the commands agents use against a throwaway workspace, then lets
  * bin/akm.js save the V8 code caches of the bundles they loaded: functions
  * those commands compiled are then loaded as bytecode instead of being parsed
- * and compiled on every call. Two processes: the full CLI's commands, then
- * plain searches alone for the search bundle. A failed warm-up only costs
+ * and compiled on every call. One process for the full CLI's commands, then
+ * one per fast bundle with its own command lines. A failed warm-up only costs
  * speed (the launcher writes a cache of its own on first use), so it warns and
  * does not fail the build.
  */
@@ -167,18 +220,15 @@ const warmCodeCache = () => {
       // Searches the fast path hands to the full CLI (help, --filter).
       ["search", "--help"],
       ["search", "hello", "--filter", "project=notes"],
+      // A show the fast path hands to the full CLI (--max-tokens).
+      ["show", "notes//hello", "--max-tokens", "50"],
       // Shell completion (its own bundle, dist/cli/complete.cjs): a command, then a ref from the index.
       ["__complete", "se"],
       ["__complete", "show", "notes//"]
     ]
-    // Plain searches as agents and people run them, in a process of their own and last: the
-    // search bundle's cache then holds what a search compiles, not what V8 flushed meanwhile.
-    const searches = [
-      ["search", "hello", "--format", "json"],
-      ["search", "hello", "note", "--format", "text", "--no-track"],
-      ["search", "notes//", "--limit", "5", "--format", "json"]
-    ]
-    for (const commands of [full, searches]) {
+    // Each fast path's command lines as agents and people run them, in a process of their own and after the
+    // full CLI's: its bundle's cache then holds what those commands compile, not what V8 flushed meanwhile.
+    for (const commands of [full, ...FAST_BUNDLES.map((fast) => fast.warmup)]) {
       // Inherited, so NODE_OPTIONS flags match later runs (V8 rejects a cache made under other flags).
       const env = {
         ...process.env,
@@ -201,13 +251,14 @@ const warmCodeCache = () => {
 
 rmSync(staging, { recursive: true, force: true })
 try {
-  await buildCli("main", 'export { runCli, commandTree } from "./src/cli/main.js"')
+  await buildCli("main", 'export { runCli, helpTexts, commandTree } from "./src/cli/main.js"')
+  const built = createRequire(import.meta.url)(join(staging, "cli", "main.cjs"))
+  // Every command's help, printed by bin/akm.js without loading the CLI (help depends on the build alone).
+  writeFileSync(join(staging, "cli", "help.json"), `${JSON.stringify(built.helpTexts())}\n`)
   // `akm __complete` (shell completion) answers from its own small bundle, on the command tree read here once from main's descriptors.
-  await buildCli("complete", 'export { runComplete } from "./src/cli/completeRun.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
-  writeFileSync(join(staging, "cli/command-tree.json"), JSON.stringify(createRequire(import.meta.url)(join(staging, "cli/main.cjs")).commandTree()))
-  // The search bundle carries better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
-  // Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
-  await buildCli("search", 'export { runSearch } from "./src/cli/fast/search.js"', [...common.external.filter((name) => name !== "better-sqlite3"), "bindings"])
+  writeFileSync(join(staging, "cli", "command-tree.json"), JSON.stringify(built.commandTree()))
+  await buildCli("complete", 'export { runComplete } from "./src/cli/completeRun.js"', FAST_EXTERNAL)
+  for (const fast of FAST_BUNDLES) await buildCli(fast.name, `export { ${fast.run} } from "./src/cli/fast/${fast.source}.js"`, FAST_EXTERNAL)
   await buildProjectorWorker()
   await buildLib()
   writeFileSync(join(staging, "version.json"), `${JSON.stringify({ version: pkg.version })}\n`)

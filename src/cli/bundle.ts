@@ -15,6 +15,7 @@ import { sourceLocator } from "../domain/Source.js"
 import { bundleExportCommand } from "./bundleExport.js"
 import { globalOptions } from "./options.js"
 import { forTerminal, styleFor, table, type Style, type View } from "./render.js"
+import { listView } from "./bundleListView.js"
 import { callerContext, runCommand } from "./run.js"
 import { plural } from "../domain/Plural.js"
 
@@ -49,25 +50,6 @@ const noteDetection = (r: BundleAddResult) =>
     ]
     process.stderr.write(forTerminal(`${lines.join("\n")}\n`))
   })
-
-const listView: View<{ bundles: ReadonlyArray<BundleView>; defaultBundle: string | null }> = {
-  text: (r, s) =>
-    r.bundles.length === 0
-      ? "no bundles yet — add one with: akm bundle add <folder>"
-      : table([
-        [s.dim("NAME"), s.dim("ADAPTER"), s.dim("ITEMS"), s.dim("WRITABLE"), s.dim("SOURCE")],
-        ...r.bundles.map((b) => [
-          `${b.name}${b.default ? "*" : ""}`,
-          b.adapter,
-          String(b.items),
-          b.writable ? "yes" : "no",
-          `${b.source.kind} ${sourceLocator(b.source)}${b.partial === true ? s.yellow(" (partial)") : ""}${b.stale === undefined ? "" : s.yellow(" (stale)")}`
-        ])
-      ]),
-  md: (r) =>
-    ["| name | adapter | items | writable | source |", "|---|---|---|---|---|", ...r.bundles.map((b) => `| ${b.name}${b.default ? " (default)" : ""} | ${b.adapter} | ${b.items} | ${b.writable ? "yes" : "no"} | ${sourceLocator(b.source)} |`)].join("\n"),
-  rows: (r) => r.bundles
-}
 
 const add = Command.make(
   "add",

@@ -4,29 +4,12 @@ import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { CURATE_DEFAULTS } from "../domain/Curate.js"
 import { MAX_LIMIT } from "../domain/Search.js"
-import { curate, type CurateResult } from "../programs/curate.js"
+import { curate } from "../programs/curate.js"
 import { eventSource } from "./eventSource.js"
 import { checkLimitRange } from "./limit.js"
 import { globalOptions } from "./options.js"
-import type { View } from "./render.js"
 import { runCommand } from "./run.js"
-import { plural } from "../domain/Plural.js"
-
-/** Full items print their text under a header; cards one line each with the command that opens them. */
-export const curateView: View<CurateResult> = {
-  text: (r, s) =>
-    r.items.length === 0
-      ? `nothing found for "${r.task}" — try other words, or check \`akm health\``
-      : [
-        ...r.items.flatMap((item) =>
-          item.level === "full"
-            ? [s.bold(`## ${item.name}  ${s.dim(`${item.type ?? "item"}  ${item.ref}  ${plural(item.tokens, "token")}`)}`), "", item.content ?? "", ""]
-            : [`- ${s.bold(item.name)} ${s.dim(`(${item.type ?? "item"})`)}${item.description === null ? "" : `: ${item.description}`}  ${s.dim(`→ ${item.next}`)}`]),
-        "",
-        s.dim(`${r.tokens} of ${r.budget} tokens, ${r.items.filter((i) => i.level === "full").length} in full, ${r.items.filter((i) => i.level === "card").length} as cards`)
-      ].join("\n"),
-  rows: (r) => r.items
-}
+import { curateView } from "./curateView.js"
 
 export const curateCommand = Command.make(
   "curate",

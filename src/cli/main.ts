@@ -58,6 +58,23 @@ let described: CommandNode | undefined
 export const commandTree = (): CommandNode => (described ??= describeCommand(akmCommand as never))
 
 /**
+ * The help of every command, as `akm <command…> --help` prints it, by the
+ * command's words ("" for `akm --help`). Help depends on nothing but the
+ * build (no terminal styling, no workspace), so scripts/build.mjs writes
+ * these to dist/cli/help.json and bin/akm.js prints them without loading the
+ * CLI (docs/decisions/0013-fast-read-commands.md).
+ */
+export const helpTexts = (): Record<string, string> => {
+  const texts: Record<string, string> = {}
+  const visit = (node: CommandNode): void => {
+    texts[node.path.join(" ")] = forTerminal(renderHelp(node, VERSION))
+    node.subcommands.forEach(visit)
+  }
+  visit(commandTree())
+  return texts
+}
+
+/**
  * Runs the CLI on argv and resolves to the process exit code (spec 09 §2).
  * `seams` adds layers to every command (a test-only entry point passes the
  * CrashPoints test layer); bin/akm.js passes none.

@@ -25,7 +25,7 @@ import { Tokenizer } from "../services/Tokenizer.js"
 import { UsageLog, type EventSource } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
-import { indexBundles } from "./indexBundles.js"
+import { ensureIndexed } from "./ensureIndexed.js"
 import { showNext } from "./showNext.js"
 
 /** A file that is indexed but cannot be shown: binary, too large, not UTF-8, or outside its bundle root. */
@@ -106,8 +106,10 @@ export interface ShowResult {
   readonly content?: string | undefined
   /** `full`: the file lines `content` covers (inclusive). */
   readonly lines?: { readonly from: number; readonly to: number } | undefined
-  /** `full`: tokens of `content`. */
+  /** `full`: tokens of `content` (exact unless `contentTokensEstimated`). */
   readonly contentTokens?: number | undefined
+  /** `full`: set when `contentTokens` is bytes/4 (no exact count cached; spec 04 §4). */
+  readonly contentTokensEstimated?: true | undefined
   readonly truncated?: Truncation | undefined
   /** What to run next for more (or less) detail. */
   readonly next?: string | undefined
@@ -171,19 +173,19 @@ export const targetOf = Effect.fn("show.target")(function* (doc: IndexDocument, 
 
 /**
  * ref text → the indexed item (R-REF-3 for short refs: the default bundle,
- * then config order) → its bundle root. An index that was never built is
- * built first. A ref below a directory item that names one of its files
+ * then config order) → its bundle root, after `ensureBuilt` (ensureIndexed:
+ * an index that was never built is built first; the start-up fast paths open
+ * only a built index and pass Effect.void). A ref below a directory item that names one of its files
  * (`skills//pdf/scripts/fill.py`) resolves to that file.
  */
-export const resolveTarget = Effect.fn("show.resolve")(function* (input: string) {
+export const resolveTargetWith = <E, R>(ensureBuilt: Effect.Effect<void, E, R>) => Effect.fn("show.resolve")(function* (input: string) {
   const parsed = parse(input)
   if (Either.isLeft(parsed)) return yield* parsed.left
   const ref = parsed.right
   const workspace = yield* WorkspaceConfig
   const index = yield* IndexStore
   const config = yield* workspace.read
-  // Like search (R-WS-2): a missing or deleted index.db is rebuilt first.
-  if ((yield* index.lastIndexed) === undefined) yield* indexBundles({})
+  yield* ensureBuilt
   const bundles = Object.keys(config.bundles)
   if (ref.bundle !== undefined && !bundles.includes(ref.bundle)) return yield* bundleNotFound(ref.bundle, bundles)
   const candidates = ref.bundle !== undefined ? [ref.bundle] : [...new Set([...(config.defaultBundle === undefined ? [] : [config.defaultBundle]), ...bundles])]
@@ -231,6 +233,9 @@ export const resolveTarget = Effect.fn("show.resolve")(function* (input: string)
   return yield* new NotFound({ what: "ref", name: input, message: `ref '${input}' not found`, hint: "run `akm index` to bring the index up to date" })
 })
 
+/** resolveTarget as the full CLI runs it: like search (R-WS-2), a missing or deleted index.db is rebuilt first. */
+export const resolveTarget = resolveTargetWith(ensureIndexed)
+
 const unreadable = (target: ResolvedTarget, failure: FileUnreadable) =>
   failure.code === "missing"
     ? new NotFound({
@@ -245,6 +250,12 @@ const unreadable = (target: ResolvedTarget, failure: FileUnreadable) =>
       message: `${toStored(target.ref)}: ${failure.message}`,
       hint: failure.code === "unreadable" ? "run `akm index`; if the file really lies outside its bundle, akm will not read it" : "akm shows text files only; open the file with another tool"
     })
+
+/** Tokens of `text` cached in index.db under its content hash, else bytes/4 flagged as an estimate: never loads the tokenizer (spec 04 §4). */
+export const knownTokens = Effect.fn("tokens.known")(function* (hash: string | undefined, text: string) {
+  const cached = hash === undefined ? undefined : yield* (yield* IndexStore).cachedTokens(hash)
+  return cached === undefined ? { tokens: estimateTokens(Buffer.byteLength(text, "utf8")), estimated: true } : { tokens: cached, estimated: false }
+})
 
 /** Exact tokens of `text`, cached in index.db under the content hash (spec 04 §1: computed lazily, never at index time). */
 export const exactTokens = Effect.fn("tokens.exact")(function* (hash: string | undefined, text: string) {
@@ -274,7 +285,10 @@ export interface ItemText {
  * the real root, compared with the indexed hash (stale), counted exactly.
  * Secret-holding items are never read: their listing comes from the index.
  */
-export const readItem = Effect.fn("show.read")(function* (target: ResolvedTarget) {
+export const readItem = Effect.fn("show.read")(function* (target: ResolvedTarget, exact: boolean) {
+  // Exact counts load the tokenizer (0.5-1 s, 150 MB on a first count): only curate and --max-tokens need them.
+  const count = (hash: string | undefined, text: string) =>
+    exact ? Effect.map(exactTokens(hash, text), (tokens) => ({ tokens, estimated: false })) : knownTokens(hash, text)
   const files = yield* BundleFiles
   const relative = (file: string) => path.relative(target.root, file).split(path.sep).join("/")
   const own = target.resourceOf === undefined
@@ -283,7 +297,8 @@ export const readItem = Effect.fn("show.read")(function* (target: ResolvedTarget
   const stale = own && hash !== target.doc.hash
   if (holdsSecrets(target.doc)) {
     const text = secretListing(target.doc)
-    return { text, tokens: yield* exactTokens(textHash(text), text), tokensEstimated: false, stale, valuesHidden: true } satisfies ItemText
+    const counted = yield* count(textHash(text), text)
+    return { text, tokens: counted.tokens, tokensEstimated: counted.estimated, stale, valuesHidden: true } satisfies ItemText
   }
   const read = yield* Effect.either(files.readText(target.root, target.file))
   if (Either.isLeft(read)) {
@@ -291,7 +306,8 @@ export const readItem = Effect.fn("show.read")(function* (target: ResolvedTarget
     const bytes = Either.isRight(current) ? current.right.bytes : target.doc.bytes
     return { text: undefined, failure: read.left, tokens: estimateTokens(bytes), tokensEstimated: true, stale, valuesHidden: false } satisfies ItemText
   }
-  return { text: read.right, tokens: yield* exactTokens(hash, read.right), tokensEstimated: false, stale, valuesHidden: false } satisfies ItemText
+  const counted = yield* count(hash, read.right)
+  return { text: read.right, tokens: counted.tokens, tokensEstimated: counted.estimated, stale, valuesHidden: false } satisfies ItemText
 })
 
 /** The longest prefix of `text` within `maxTokens`, cut before a heading if one fits, else at a line end, else mid-line. */
@@ -329,130 +345,147 @@ const lineOf = (text: string, offset: number): number => {
   return line
 }
 
-/** `akm show`: one item at the level asked for (spec 04 §4). */
-export const show = Effect.fn("show")(function* (input: ShowInput) {
-  const level = input.level ?? "full"
-  if (input.maxTokens !== undefined && (!Number.isInteger(input.maxTokens) || input.maxTokens < 1)) {
-    return yield* new UsageError({ message: `--max-tokens must be a positive whole number (got ${input.maxTokens})`, hint: "e.g. --max-tokens 2000" })
-  }
-  const range = input.lines === undefined ? undefined : parseLineRange(input.lines)
-  if (range !== undefined && Either.isLeft(range)) return yield* new UsageError({ message: range.left, hint: "e.g. --lines 10:40" })
-  const target = yield* resolveTarget(input.ref)
-  const fragment = target.ref.fragment
-  if (range !== undefined && fragment !== undefined) {
-    return yield* new UsageError({ message: "a #fragment and --lines both select part of the item; give one of them", hint: `e.g. ${showNext(toStored(target.ref), "--lines", "1:40")}` })
-  }
-  const index = yield* IndexStore
-  const { doc } = target
-  const ref = toStored(target.ref)
-  const own = target.resourceOf === undefined
-  const item = yield* readItem(target)
-  const markdown = !item.valuesHidden && isMarkdownPath(target.file)
+/**
+ * `akm show`: one item at the level asked for (spec 04 §4), after
+ * `ensureBuilt` (see resolveTargetWith).
+ */
+export const showWith = <E, R>(ensureBuilt: Effect.Effect<void, E, R>) => {
+  const resolveTarget = resolveTargetWith(ensureBuilt)
+  return Effect.fn("show")(function* (input: ShowInput) {
+    const level = input.level ?? "full"
+    if (input.maxTokens !== undefined && (!Number.isInteger(input.maxTokens) || input.maxTokens < 1)) {
+      return yield* new UsageError({ message: `--max-tokens must be a positive whole number (got ${input.maxTokens})`, hint: "e.g. --max-tokens 2000" })
+    }
+    const range = input.lines === undefined ? undefined : parseLineRange(input.lines)
+    if (range !== undefined && Either.isLeft(range)) return yield* new UsageError({ message: range.left, hint: "e.g. --lines 10:40" })
+    const target = yield* resolveTarget(input.ref)
+    const fragment = target.ref.fragment
+    if (range !== undefined && fragment !== undefined) {
+      return yield* new UsageError({ message: "a #fragment and --lines both select part of the item; give one of them", hint: `e.g. ${showNext(toStored(target.ref), "--lines", "1:40")}` })
+    }
+    const index = yield* IndexStore
+    const { doc } = target
+    const ref = toStored(target.ref)
+    const own = target.resourceOf === undefined
+    // Only --max-tokens needs exact counts (spec 04 §4); otherwise cached counts or bytes/4.
+    const exact = input.maxTokens !== undefined
+    const item = yield* readItem(target, exact)
+    const markdown = !item.valuesHidden && isMarkdownPath(target.file)
 
-  const card = {
-    ref,
-    ...(fragment === undefined ? {} : { fragment }),
-    level,
-    bundle: doc.bundle,
-    type: own ? doc.type ?? null : "resource",
-    name: own ? doc.name : path.posix.basename(target.file),
-    description: own ? doc.description ?? null : null,
-    tags: own ? doc.tags ?? [] : [],
-    tokens: item.tokens,
-    tokensEstimated: item.tokensEstimated,
-    path: path.join(target.root, target.file),
-    editable: target.editable,
-    stale: item.stale,
-    valuesHidden: item.valuesHidden,
-    ...(own ? {} : { partOf: target.resourceOf })
-  }
+    const card = {
+      ref,
+      ...(fragment === undefined ? {} : { fragment }),
+      level,
+      bundle: doc.bundle,
+      type: own ? doc.type ?? null : "resource",
+      name: own ? doc.name : path.posix.basename(target.file),
+      description: own ? doc.description ?? null : null,
+      tags: own ? doc.tags ?? [] : [],
+      tokens: item.tokens,
+      tokensEstimated: item.tokensEstimated,
+      path: path.join(target.root, target.file),
+      editable: target.editable,
+      stale: item.stale,
+      valuesHidden: item.valuesHidden,
+      ...(own ? {} : { partOf: target.resourceOf })
+    }
 
-  const outlineLevel = Effect.gen(function* () {
-    const headings = item.text !== undefined && markdown ? markdownHeadings(item.text) : []
-    const resources: Array<Resource> = []
-    if (own && doc.files.length > 1) {
-      const files = yield* BundleFiles
-      const dir = path.posix.dirname(target.file)
-      for (const file of doc.files.slice(1)) {
-        const relative = path.relative(target.root, file).split(path.sep).join("/")
-        const conceptId = relative.replace(/\.(md|markdown)$/i, "")
-        const indexed = conceptId !== relative ? yield* index.resolve(toStored({ bundle: doc.bundle, conceptId })) : undefined
-        const measured = yield* Effect.either(files.hash(target.root, [relative]))
-        const bytes = Either.isRight(measured) ? measured.right.bytes : 0
-        const text = Either.isRight(measured) ? yield* Effect.either(files.readText(target.root, relative)) : undefined
-        const tokens = text !== undefined && Either.isRight(text) && Either.isRight(measured) ? yield* exactTokens(measured.right.hash, text.right) : undefined
-        resources.push({
-          path: dir === "." ? relative : relative.slice(dir.length + 1),
-          ref: indexed?.ref ?? `${doc.bundle}//${relative}`,
-          ...(indexed?.type === undefined ? {} : { type: indexed.type }),
-          bytes,
-          ...(tokens === undefined ? {} : { tokens })
-        })
+    const outlineLevel = Effect.gen(function* () {
+      const headings = item.text !== undefined && markdown ? markdownHeadings(item.text) : []
+      const resources: Array<Resource> = []
+      if (own && doc.files.length > 1) {
+        const files = yield* BundleFiles
+        const dir = path.posix.dirname(target.file)
+        for (const file of doc.files.slice(1)) {
+          const relative = path.relative(target.root, file).split(path.sep).join("/")
+          const conceptId = relative.replace(/\.(md|markdown)$/i, "")
+          const indexed = conceptId !== relative ? yield* index.resolve(toStored({ bundle: doc.bundle, conceptId })) : undefined
+          const measured = yield* Effect.either(files.hash(target.root, [relative]))
+          const bytes = Either.isRight(measured) ? measured.right.bytes : 0
+          const text = Either.isRight(measured) ? yield* Effect.either(files.readText(target.root, relative)) : undefined
+          // A resource's count is printed only when known (cached); otherwise its size in bytes.
+          const tokens = text !== undefined && Either.isRight(text) && Either.isRight(measured) ? yield* index.cachedTokens(measured.right.hash) : undefined
+          resources.push({
+            path: dir === "." ? relative : relative.slice(dir.length + 1),
+            ref: indexed?.ref ?? `${doc.bundle}//${relative}`,
+            ...(indexed?.type === undefined ? {} : { type: indexed.type }),
+            bytes,
+            ...(tokens === undefined ? {} : { tokens })
+          })
+        }
       }
-    }
-    return {
-      outline: headings.map((h) => ({ depth: h.depth, text: h.text, slug: h.slug, line: h.line })),
-      links: own ? doc.links ?? [] : [],
-      resources
-    }
-  })
-
-  const result: ShowResult = yield* Effect.gen(function* () {
-    if (level === "card") return { ...card, next: showNext(ref, "--level", "outline") } satisfies ShowResult
-    if (level === "outline") return { ...card, ...(yield* outlineLevel), next: showNext(ref) } satisfies ShowResult
-
-    if (item.text === undefined) return yield* unreadable(target, item.failure!)
-    let content = item.text
-    let lines = { from: 1, to: lineOf(content, content.length - (content.endsWith("\n") ? 1 : 0)) }
-    if (!item.valuesHidden && fragment !== undefined) {
-      const section = findFragment(content, fragment)
-      if (Either.isLeft(section)) {
-        return yield* new NotFound({
-          what: "section",
-          name: fragment,
-          message: `${ref} has no section '${fragment}'`,
-          hint: section.left.length === 0 ? "this item has no headings; show it without a #fragment" : `available: ${section.left.join(", ")}`
-        })
+      return {
+        outline: headings.map((h) => ({ depth: h.depth, text: h.text, slug: h.slug, line: h.line })),
+        links: own ? doc.links ?? [] : [],
+        resources
       }
-      content = section.right.text
-      lines = { from: section.right.fromLine, to: section.right.toLine }
-    } else if (!item.valuesHidden && range !== undefined && Either.isRight(range)) {
-      const excerpt = sliceLines(content, range.right)
-      if (excerpt === undefined) return yield* new UsageError({ message: `${ref} has ${lines.to} lines; --lines ${input.lines} starts past the end`, hint: `e.g. --lines 1:${lines.to}` })
-      content = excerpt.text
-      lines = { from: excerpt.fromLine, to: excerpt.toLine }
+    })
+
+    const result: ShowResult = yield* Effect.gen(function* () {
+      if (level === "card") return { ...card, next: showNext(ref, "--level", "outline") } satisfies ShowResult
+      if (level === "outline") return { ...card, ...(yield* outlineLevel), next: showNext(ref) } satisfies ShowResult
+
+      if (item.text === undefined) return yield* unreadable(target, item.failure!)
+      let content = item.text
+      let lines = { from: 1, to: lineOf(content, content.length - (content.endsWith("\n") ? 1 : 0)) }
+      if (!item.valuesHidden && fragment !== undefined) {
+        const section = findFragment(content, fragment)
+        if (Either.isLeft(section)) {
+          return yield* new NotFound({
+            what: "section",
+            name: fragment,
+            message: `${ref} has no section '${fragment}'`,
+            hint: section.left.length === 0 ? "this item has no headings; show it without a #fragment" : `available: ${section.left.join(", ")}`
+          })
+        }
+        content = section.right.text
+        lines = { from: section.right.fromLine, to: section.right.toLine }
+      } else if (!item.valuesHidden && range !== undefined && Either.isRight(range)) {
+        const excerpt = sliceLines(content, range.right)
+        if (excerpt === undefined) return yield* new UsageError({ message: `${ref} has ${lines.to} lines; --lines ${input.lines} starts past the end`, hint: `e.g. --lines 1:${lines.to}` })
+        content = excerpt.text
+        lines = { from: excerpt.fromLine, to: excerpt.toLine }
+      }
+      // A section or line range is counted (or estimated) like a whole file, exact ones cached under its own hash.
+      const counted = content === item.text
+        ? { tokens: item.tokens, estimated: item.tokensEstimated }
+        : exact
+        ? { tokens: yield* exactTokens(textHash(content), content), estimated: false }
+        : yield* knownTokens(textHash(content), content)
+      const contentTokens = counted.tokens
+      if (input.maxTokens === undefined || contentTokens <= input.maxTokens) {
+        return { ...card, content, lines, contentTokens, ...(counted.estimated ? { contentTokensEstimated: true } : {}) } satisfies ShowResult
+      }
+      const tokenizer = yield* Tokenizer
+      const cut = yield* truncate(content, input.maxTokens, markdown)
+      // Never ends on a heading whose body was cut away.
+      const shown = markdown ? dropTrailingHeadings(content.slice(0, cut.end)) : content.slice(0, cut.end).trimEnd()
+      const toLine = shown === "" ? lines.from - 1 : lines.from + lineOf(content, shown.length - 1) - 1
+      const truncated: Truncation = {
+        at: cut.at,
+        maxTokens: input.maxTokens,
+        totalTokens: contentTokens,
+        toLine,
+        hint: `the rest starts at line ${toLine + 1}: ${showNext(ref, "--lines", `${toLine + 1}:${lines.to}`)}${markdown ? ", or show one section with <ref>#<slug> (see --level outline)" : ""}`
+      }
+      return {
+        ...card,
+        content: shown,
+        lines: { from: lines.from, to: toLine },
+        contentTokens: yield* tokenizer.count(shown),
+        truncated,
+        next: showNext(ref, "--lines", `${toLine + 1}:${lines.to}`)
+      } satisfies ShowResult
+    })
+    if (input.track !== false) {
+      const used = target.resourceOf ?? ref
+      const source = input.source ?? "user"
+      yield* (yield* UsageLog).recordShow(used, source)
+      if (source === "user") yield* copyUtility(used)
     }
-    const tokenizer = yield* Tokenizer
-    // A section or line range is counted once and cached under its own hash, like a whole file.
-    const contentTokens = content === item.text ? item.tokens : yield* exactTokens(textHash(content), content)
-    if (input.maxTokens === undefined || contentTokens <= input.maxTokens) {
-      return { ...card, content, lines, contentTokens } satisfies ShowResult
-    }
-    const cut = yield* truncate(content, input.maxTokens, markdown)
-    // Never ends on a heading whose body was cut away.
-    const shown = markdown ? dropTrailingHeadings(content.slice(0, cut.end)) : content.slice(0, cut.end).trimEnd()
-    const toLine = shown === "" ? lines.from - 1 : lines.from + lineOf(content, shown.length - 1) - 1
-    const truncated: Truncation = {
-      at: cut.at,
-      maxTokens: input.maxTokens,
-      totalTokens: contentTokens,
-      toLine,
-      hint: `the rest starts at line ${toLine + 1}: ${showNext(ref, "--lines", `${toLine + 1}:${lines.to}`)}${markdown ? ", or show one section with <ref>#<slug> (see --level outline)" : ""}`
-    }
-    return {
-      ...card,
-      content: shown,
-      lines: { from: lines.from, to: toLine },
-      contentTokens: yield* tokenizer.count(shown),
-      truncated,
-      next: showNext(ref, "--lines", `${toLine + 1}:${lines.to}`)
-    } satisfies ShowResult
+    return result
   })
-  if (input.track !== false) {
-    const used = target.resourceOf ?? ref
-    const source = input.source ?? "user"
-    yield* (yield* UsageLog).recordShow(used, source)
-    if (source === "user") yield* copyUtility(used)
-  }
-  return result
-})
+}
+
+/** `akm show` as the full CLI runs it (R-WS-2: a never-built index is built first). */
+export const show = showWith(ensureIndexed)

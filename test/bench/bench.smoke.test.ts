@@ -21,6 +21,7 @@ interface Results {
   readonly sections: {
     readonly startup: {
       readonly runs: number
+      readonly loadavg: { readonly before: ReadonlyArray<number>; readonly after: ReadonlyArray<number> }
       readonly reference: Timing & { readonly name: string }
       readonly commands: ReadonlyArray<Timing & { readonly name: string; readonly ratio: number; readonly p95Ratio: number; readonly target?: number }>
     }
@@ -29,6 +30,7 @@ interface Results {
     readonly search: { readonly inProcess: { readonly queries: number; readonly p50Ms: number; readonly p95Ms: number }; readonly cli: { readonly ratio: number } }
     readonly quality: { readonly naturalLanguage?: { readonly queries: number; readonly ndcg: number }; readonly rankingBaseline?: { readonly passed: number; readonly total: number } }
     readonly memory: { readonly peakRssMb: number }
+    readonly stalls: { readonly files: number; readonly operations: Readonly<Record<string, { readonly maxMs: number; readonly first: number }>> }
     readonly writes: { readonly files: number; readonly remember: { readonly medianMs: number; readonly peakRssMb: number; readonly statuses: ReadonlyArray<string> }; readonly accept: { readonly medianMs: number; readonly statuses: ReadonlyArray<string> } }
   }
 }
@@ -42,9 +44,10 @@ describe("npm run bench", () => {
   it("writes the start-up section of a --quick run to --out", async () => {
     await runAkm(["--version"]) // builds dist/ under the test suite's build lock when it is missing or stale
     const file = join(out, "results.json")
-    const run = await promisify(execFile)(process.execPath, ["bench/run.mjs", "--quick", "--out", file], { cwd: repoRoot, encoding: "utf8", timeout: 200_000 })
+    const run = await promisify(execFile)(process.execPath, ["bench/run.mjs", "--quick", "--out", file], { cwd: repoRoot, encoding: "utf8", timeout: 280_000 })
     expect(run.stdout).toContain("akm bundle list")
     expect(run.stdout).toContain("in-process p50")
+    expect(run.stdout).toContain("stalls —")
 
     const results = JSON.parse(readFileSync(file, "utf8")) as Results
     expect(results.schemaVersion).toBe(1)
@@ -52,7 +55,19 @@ describe("npm run bench", () => {
     expect(startup.runs).toBe(5)
     expect(startup.reference.name).toBe("node -e 0")
     expect(isTiming(startup.reference)).toBe(true)
-    expect(startup.commands.map((c) => c.name)).toEqual(["akm --version", "akm --help", "akm info", "akm bundle list", "akm search"])
+    expect(startup.commands.map((c) => c.name)).toEqual([
+      "akm --version",
+      "akm --help",
+      "akm info",
+      "akm bundle list",
+      "akm health",
+      "akm search",
+      "akm search -- q",
+      "akm show",
+      "akm curate (warm)",
+      "akm curate (cold)"
+    ])
+    expect(startup.loadavg.before).toHaveLength(3)
     for (const command of startup.commands) {
       expect(isTiming(command), command.name).toBe(true)
       expect(Number.isFinite(command.ratio) && command.ratio > 0, command.name).toBe(true)
@@ -78,5 +93,10 @@ describe("npm run bench", () => {
     const { writes } = results.sections
     expect(writes).toMatchObject({ files: 200, remember: { statuses: ["accepted"] }, accept: { statuses: ["accepted"] } })
     expect(writes.remember.medianMs > 0 && writes.accept.medianMs > 0 && writes.remember.peakRssMb > 0).toBe(true)
-  }, 210_000)
+    // The longest event-loop stall of each request-path operation (issue 28 item 4).
+    const { stalls } = results.sections
+    expect(stalls.files).toBe(200)
+    expect(Object.keys(stalls.operations)).toEqual(["idle", "search", "show", "remember", "accept"])
+    for (const [name, o] of Object.entries(stalls.operations)) expect(Number.isFinite(o.maxMs) && Number.isFinite(o.first), name).toBe(true)
+  }, 290_000)
 })

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import { createHash } from "node:crypto"
 import { Cause, Effect, Exit } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -22,7 +23,7 @@ const failure = <A, E>(exit: Exit.Exit<A, E>) => {
 }
 
 describe("show (spec 04 §4)", () => {
-  it.effect("full is the default: the file as it is, exact tokens cached by content hash, one usage event", () =>
+  it.effect("full is the default: the file as it is, tokens estimated until an exact count is cached (spec 04 §4), one usage event", () =>
     Effect.gen(function* () {
       const roots = yield* indexedWorkspace({ notes: notesFiles })
       const result = yield* show({ ref: "notes//guide" })
@@ -37,15 +38,22 @@ describe("show (spec 04 §4)", () => {
         editable: true,
         stale: false,
         valuesHidden: false,
-        tokensEstimated: false,
+        tokensEstimated: true,
+        contentTokensEstimated: true,
         content: guideText,
         lines: { from: 1, to: guideText.split("\n").length - 1 }
       })
-      expect(result.tokens).toBe(countTokens(guideText))
+      // No exact count cached: bytes/4, and show neither counts nor caches (the tokenizer stays unloaded).
+      expect(result.tokens).toBe(Math.ceil(Buffer.byteLength(guideText) / 4))
       expect(result.contentTokens).toBe(result.tokens)
       const index = yield* IndexStore
       const doc = (yield* index.resolve("notes//guide"))!
-      expect(yield* index.cachedTokens(doc.hash)).toBe(result.tokens)
+      expect(yield* index.cachedTokens(doc.hash)).toBeUndefined()
+      // Once a count is cached (curate, --max-tokens), show prints it exactly.
+      yield* index.storeTokens(doc.hash, countTokens(guideText))
+      const cached = yield* show({ ref: "notes//guide", track: false })
+      expect(cached).toMatchObject({ tokens: countTokens(guideText), tokensEstimated: false, contentTokens: countTokens(guideText) })
+      expect(cached.contentTokensEstimated).toBeUndefined()
       const events = yield* (yield* UsageLog).events({ ref: "notes//guide" })
       expect(events.map((e) => [e.kind, e.source])).toEqual([["show", "user"]])
     }).pipe(Effect.provide(AkmTest)))
@@ -70,15 +78,21 @@ describe("show (spec 04 §4)", () => {
       expect(outline.next).toBe("akm show notes//guide")
     }).pipe(Effect.provide(AkmTest)))
 
-  it.effect("a skill's outline lists its references and scripts with refs and exact token counts; a script's ref shows the script", () =>
+  it.effect("a skill's outline lists its references and scripts with refs, sizes and cached token counts; a script's ref shows the script", () =>
     Effect.gen(function* () {
       yield* indexedWorkspace({ skills: skillsFiles })
       const outline = yield* show({ ref: "skills//pdf", level: "outline" })
       expect(outline.type).toBe("skill")
+      // No count cached yet: sizes only (show never loads the tokenizer, spec 04 §4).
       expect(outline.resources).toEqual([
-        { path: "references/forms.md", ref: "skills//pdf/references/forms", type: "reference", bytes: skillsFiles["pdf/references/forms.md"]!.length, tokens: countTokens(skillsFiles["pdf/references/forms.md"]!) },
-        { path: "scripts/fill.py", ref: "skills//pdf/scripts/fill.py", bytes: skillsFiles["pdf/scripts/fill.py"]!.length, tokens: countTokens(skillsFiles["pdf/scripts/fill.py"]!) }
+        { path: "references/forms.md", ref: "skills//pdf/references/forms", type: "reference", bytes: skillsFiles["pdf/references/forms.md"]!.length },
+        { path: "scripts/fill.py", ref: "skills//pdf/scripts/fill.py", bytes: skillsFiles["pdf/scripts/fill.py"]!.length }
       ])
+      // A count cached for a file's content hash (sha256 of its bytes) is printed.
+      const fill = skillsFiles["pdf/scripts/fill.py"]!
+      yield* (yield* IndexStore).storeTokens(createHash("sha256").update(fill).digest("hex"), countTokens(fill))
+      const counted = yield* show({ ref: "skills//pdf", level: "outline", track: false })
+      expect(counted.resources![1]).toEqual({ path: "scripts/fill.py", ref: "skills//pdf/scripts/fill.py", bytes: fill.length, tokens: countTokens(fill) })
       const script = yield* show({ ref: "skills//pdf/scripts/fill.py" })
       expect(script).toMatchObject({ ref: "skills//pdf/scripts/fill.py", type: "resource", name: "fill.py", partOf: "skills//pdf", content: skillsFiles["pdf/scripts/fill.py"], stale: false })
       // Reading a skill's file is using the skill: the outline and the script are two reads of it.
@@ -95,8 +109,9 @@ describe("show (spec 04 §4)", () => {
       expect(section.content!.startsWith("## Configure\n")).toBe(true)
       expect(section.content!.endsWith("Never commit them.")).toBe(true)
       expect(section.lines).toEqual({ from: 44, to: 79 })
-      expect(section.contentTokens).toBe(countTokens(section.content!))
-      expect(section.tokens).toBe(countTokens(guideText))
+      expect(section.contentTokens).toBe(Math.ceil(Buffer.byteLength(section.content!) / 4))
+      expect(section.contentTokensEstimated).toBe(true)
+      expect(section.tokens).toBe(Math.ceil(Buffer.byteLength(guideText) / 4))
       const miss = failure(yield* Effect.exit(show({ ref: "notes//guide#nope" })))
       expect(miss._tag).toBe("NotFound")
       expect(miss.hint).toBe("available: deploy-guide, install, configure, secrets")
@@ -116,7 +131,10 @@ describe("show (spec 04 §4)", () => {
   it.effect("--max-tokens cuts before a heading, stays within the limit, and says where the rest starts", () =>
     Effect.gen(function* () {
       yield* indexedWorkspace({ notes: notesFiles })
+      // --max-tokens counts exactly and caches the count: the show after it prints the exact figure.
+      yield* show({ ref: "notes//guide", maxTokens: 100_000, track: false })
       const full = yield* show({ ref: "notes//guide" })
+      expect(full).toMatchObject({ tokens: countTokens(guideText), tokensEstimated: false })
       const cut = yield* show({ ref: "notes//guide", maxTokens: Math.floor(full.tokens * 0.6) })
       expect(cut.truncated).toMatchObject({ at: "heading", maxTokens: Math.floor(full.tokens * 0.6), totalTokens: full.tokens, toLine: 42 })
       expect(cut.contentTokens).toBeLessThanOrEqual(Math.floor(full.tokens * 0.6))
