@@ -7,7 +7,7 @@ import { neutralise } from "../domain/TerminalText.js"
 import { eventSource } from "./eventSource.js"
 import { checkLimitRange } from "./limit.js"
 import type { Format } from "./options.js"
-import type { Style, View } from "./render.js"
+import { escapeMarkdown, type Style, type View } from "./render.js"
 
 /**
  * What the two front ends of `akm search` share — the @effect/cli command
@@ -129,16 +129,14 @@ const searchText = (o: SearchOptions, columns: number) => (r: SearchResult, s: S
   return [...lines, "", s.dim(footer), s.dim(`next: ${r.hits[0]!.next}`)].join("\n")
 }
 
-/** Markdown's special characters in running text, escaped. */
-const escapeMd = (text: string): string => text.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`)
 
 /** A link destination in <…>: any path, spaces included. */
 const destination = (path: string): string => `<${path.replace(/[<>]/g, (c) => encodeURIComponent(c))}>`
 
 /** `akm search --format md`: a numbered list, each hit a link to its file with its ref and score, its snippet quoted with the terms in bold. */
 const searchMd = (o: SearchOptions) => (r: SearchResult): string => {
-  const heading = `## akm search ${escapeMd(collapseWhitespace(r.query))}`
-  const summary = `${r.hits.length} of ${r.total}${r.stale.length === 0 ? "" : ` · stale: ${r.stale.map(escapeMd).join(", ")}`} · ${r.timingMs} ms`
+  const heading = `## akm search ${escapeMarkdown(collapseWhitespace(r.query))}`
+  const summary = `${r.hits.length} of ${r.total}${r.stale.length === 0 ? "" : ` · stale: ${r.stale.map(escapeMarkdown).join(", ")}`} · ${r.timingMs} ms`
   if (r.hits.length === 0) {
     const filters = activeFilters(o)
     return [heading, "", r.hint ?? `No matches${filters === "" ? "" : ` with \`${filters}\``}.`, "", summary].join("\n")
@@ -149,8 +147,8 @@ const searchMd = (o: SearchOptions) => (r: SearchResult): string => {
     const indent = " ".repeat(marker.length)
     const snippet = collapseWhitespace(h.snippet)
     return [
-      `${marker}[${escapeMd(collapseWhitespace(h.name))}](${destination(h.path)}) — \`${h.ref}\` · ${h.score.toFixed(3)}`,
-      ...(snippet === "" ? [] : [`${indent}> ${markTerms(snippet, terms, (t) => `**${escapeMd(t)}**`, escapeMd)}`])
+      `${marker}[${escapeMarkdown(collapseWhitespace(h.name))}](${destination(h.path)}) — \`${h.ref}\` · ${h.score.toFixed(3)}`,
+      ...(snippet === "" ? [] : [`${indent}> ${markTerms(snippet, terms, (t) => `**${escapeMarkdown(t)}**`, escapeMarkdown)}`])
     ]
   })
   return [heading, "", ...items, "", summary].join("\n")
