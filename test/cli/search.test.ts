@@ -123,6 +123,20 @@ describe("akm search", () => {
     expect(await refs("--belief", "all", "--include-proposed", "stash//")).toHaveLength(3)
   })
 
+  it("a workspace without bundles says to add one (exit 0), built index or not", async () => {
+    const ws = makeWorkspace()
+    try {
+      for (let i = 0; i < 2; i++) {
+        const text = await ws.run(["search", "docker", "--format", "text"])
+        expect(text.code, text.stderr).toBe(0)
+        expect(text.stdout.split("\n")[0]).toBe("no bundles yet: add one with `akm bundle add <path>`")
+        expect((await ws.run(["search", "docker", "--format", "json"])).json()).toMatchObject({ hits: [], total: 0, hint: "no bundles yet: add one with `akm bundle add <path>`" })
+      }
+    } finally {
+      ws.cleanup()
+    }
+  })
+
   it("--limit 0 is a usage error (exit 2)", async () => {
     const r = await workspace.run(["search", "docker", "--limit", "0", "--format", "json"])
     expect(r.code).toBe(2)
