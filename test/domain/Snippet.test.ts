@@ -45,8 +45,17 @@ describe("makeSnippet", () => {
     expect(snippet.length).toBeLessThanOrEqual(SNIPPET_CHARS)
     expect(snippet).toMatch(/^….* the vault holds the rotation schedule .*…$/)
     expect(snippet).not.toMatch(/ …|… /)
-    // A shorter text is whole.
+    // A shorter text is whole, wherever its term is.
     expect(makeSnippet(terms("vault"), [undefined, "the vault"])).toBe("the vault")
+    const short = `${filler(15)} vault`
+    expect(makeSnippet(terms("vault"), [undefined, short])).toBe(short)
+    // Only the text around the stretch is read; what lies beyond still shows as cut.
+    const page = `${"intro ".repeat(2_000)}\n\n   the vault\n\n${"   outro\n".repeat(2_000)}`
+    const far = makeSnippet(terms("vault"), [undefined, page])
+    expect(far).toMatch(/^…(intro )+the vault( outro)+…$/)
+    expect(far.length).toBeLessThanOrEqual(SNIPPET_CHARS)
+    const blanks = makeSnippet(terms("vault"), [undefined, `${" ".repeat(5_000)}the vault`])
+    expect(blanks).toBe("the vault")
   })
 
   it("never splits a character made of two UTF-16 units", () => {
