@@ -36,7 +36,7 @@ const docsMachine = (workspace: Workspace, doc: string) => {
     AKM_CONFIG_DIR: join(home, ".config", "akm"),
     AKM_DATA_DIR: join(home, ".local", "share", "akm"),
     AKM_CACHE_DIR: join(home, ".cache", "akm"),
-    COLUMNS: "200"
+    COLUMNS: "100"
   }
   return { checkout, env }
 }

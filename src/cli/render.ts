@@ -83,6 +83,16 @@ export const renderResult = <A>(format: Format, value: A, view: View<A>, style: 
   }
 }
 
+/** Markdown's special characters in running text, escaped with a backslash. */
+export const escapeMarkdown = (s: string): string => s.replace(/[\\`*_[\]<>#|]/g, (c) => `\\${c}`)
+
+/** A fenced code block around `text` whose fence no run of backticks inside it can close. */
+export const markdownFence = (text: string, language = ""): string => {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length))
+  const fence = "`".repeat(Math.max(3, longest + 1))
+  return `${fence}${language}\n${text.endsWith("\n") ? text : `${text}\n`}${fence}`
+}
+
 export const escapeHtml = (s: string): string =>
   s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 

@@ -3,11 +3,11 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, HashMap, Option } from "effect"
 import { search } from "../programs/search.js"
-import { globalOptions } from "./options.js"
+import type { SearchResult } from "../domain/Search.js"
+import { globalOptions, resolveFormat } from "./options.js"
+import { forTerminal, styleFor } from "./render.js"
 import { runCommand } from "./run.js"
-import { checkLimit, searchInput, searchView } from "./searchCommon.js"
-
-export { searchView } from "./searchCommon.js"
+import { checkLimit, outputWidth, searchInput, searchView, truncationNote } from "./searchCommon.js"
 
 export const searchCommand = Command.make(
   "search",
@@ -17,7 +17,7 @@ export const searchCommand = Command.make(
       Args.repeated
     ),
     bundle: Options.text("bundle").pipe(Options.withDescription("only this bundle (repeatable)"), Options.repeated),
-    type: Options.text("type").pipe(Options.withDescription("only items of this type, e.g. skill (repeatable; exact)"), Options.repeated),
+    type: Options.text("type").pipe(Options.withDescription("only items of this type, e.g. skill (repeatable; any case)"), Options.repeated),
     adapter: Options.text("adapter").pipe(Options.withDescription("only items read by this adapter (repeatable)"), Options.repeated),
     belief: Options.choice("belief", ["current", "historical", "all"] as const).pipe(
       Options.withDescription("current (default) hides knowledge replaced by a successor; historical lists only replaced or deprecated items; all both"),
@@ -33,8 +33,15 @@ export const searchCommand = Command.make(
     const limit = Option.getOrUndefined(o.limit)
     const filter = Option.match(o.filter, { onNone: () => undefined, onSome: (map) => Object.fromEntries(HashMap.toEntries(map)) })
     // Keep in step with fast/searchArgv.ts, which parses the common shapes of this command without @effect/cli.
-    const input = searchInput({ ...o, limit, filter })
-    return runCommand(o, Effect.zipRight(checkLimit(limit), search(input)), searchView)
+    const options = { ...o, limit, filter }
+    const input = searchInput(options)
+    const stdout = process.stdout
+    const note = (r: SearchResult) =>
+      Effect.sync(() => {
+        const text = truncationNote(r, resolveFormat(o.format, stdout.isTTY === true), o.quiet, styleFor(process.stderr.isTTY === true, process.env))
+        if (text !== undefined) process.stderr.write(forTerminal(text))
+      })
+    return runCommand(o, Effect.zipRight(checkLimit(limit), Effect.tap(search(input), note)), searchView(options, outputWidth(stdout, process.env)))
   }
 ).pipe(
   Command.withDescription(

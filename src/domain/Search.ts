@@ -1,3 +1,5 @@
+import type { ParsedQuery } from "./Query.js"
+
 /**
  * `akm search` input and output (spec 04 §3). The hit shape is what agents
  * parse: keep it stable.
@@ -13,7 +15,7 @@ export interface SearchInput {
   /** Default: config `search.limit`, else 20; at most 200. */
   readonly limit?: number | undefined
   readonly bundles?: ReadonlyArray<string> | undefined
-  /** Exact, open vocabulary: an unknown type simply matches nothing. */
+  /** Case-insensitive, open vocabulary: an unknown type simply matches nothing. */
   readonly types?: ReadonlyArray<string> | undefined
   readonly adapters?: ReadonlyArray<string> | undefined
   /** Default `current`: items replaced by a current successor are left out. */
@@ -46,6 +48,8 @@ export interface SearchHit {
   readonly why: ReadonlyArray<string>
   /** The command that opens the item. */
   readonly next: string
+  /** Where the item matches: an excerpt of its description or text, plain, whitespace collapsed, at most SNIPPET_CHARS (domain/Snippet.ts). */
+  readonly snippet: string
 }
 
 export interface SearchResult {
@@ -56,11 +60,28 @@ export interface SearchResult {
   /** Bundles whose index rows are kept from an earlier run because the last index failed for them. */
   readonly stale: ReadonlyArray<string>
   readonly timingMs: number
+  /** Present when the query had more than MAX_QUERY_TERMS distinct terms: the first `kept` were searched for. */
+  readonly queryTruncated?: { readonly kept: number; readonly dropped: number }
+  /** Present when the workspace has no bundle to search: what to do next. */
+  readonly hint?: string
 }
 
 /** The most hits one search returns, whatever --limit says. */
 export const MAX_LIMIT = 200
 export const DEFAULT_LIMIT = 20
+/**
+ * The most distinct terms (words, phrases, substrings) one search uses: the
+ * first ones are kept. A pasted page has thousands, and each costs the match
+ * statements a parameter (17,000 words failed with "too many SQL variables").
+ */
+export const MAX_QUERY_TERMS = 64
+
+/** The query with at most MAX_QUERY_TERMS terms (the first ones), and how many were left out. */
+export const limitQueryTerms = (query: ParsedQuery): { readonly query: ParsedQuery; readonly dropped: number } => {
+  if (query._tag === "Words" && query.groups.length > MAX_QUERY_TERMS) return { query: { ...query, groups: query.groups.slice(0, MAX_QUERY_TERMS) }, dropped: query.groups.length - MAX_QUERY_TERMS }
+  if (query._tag === "Substring" && query.segments.length > MAX_QUERY_TERMS) return { query: { ...query, segments: query.segments.slice(0, MAX_QUERY_TERMS) }, dropped: query.segments.length - MAX_QUERY_TERMS }
+  return { query, dropped: 0 }
+}
 
 /** Belief states of knowledge that was replaced or withdrawn: `current` search hides them when a current successor exists. */
 export const HISTORICAL_BELIEFS: ReadonlyArray<string> = ["superseded", "contradicted", "archived"]
@@ -148,10 +169,13 @@ export const isReplaced = <A extends FilterableItem>(item: A, lookup: (ref: stri
   return successor !== undefined && (successor.supersededBy !== undefined || successor.beliefState === undefined || !HISTORICAL_BELIEFS.includes(successor.beliefState))
 }
 
+/** Types compare case-insensitively (spec 04 §3): ASCII lower case, as SQLite's lower() folds them. */
+export const lowerType = (type: string): string => type.replace(/[A-Z]+/g, (c) => c.toLowerCase())
+
 /** The filters of spec 04 §3 step 5, as one predicate (the SQLite layer states the same in SQL). */
 export const passesFilters = <A extends FilterableItem>(item: A, filters: ItemFilters, lookup: (ref: string) => A | undefined): boolean =>
   (filters.bundles === undefined || filters.bundles.includes(item.bundle)) &&
-  (filters.types === undefined || (item.type !== undefined && filters.types.includes(item.type))) &&
+  (filters.types === undefined || (item.type !== undefined && filters.types.some((t) => lowerType(t) === lowerType(item.type!)))) &&
   (filters.adapters === undefined || filters.adapters.includes(item.adapter)) &&
   (filters.includeProposed || item.quality !== "proposed") &&
   Object.entries(filters.scope ?? {}).every(([key, value]) => item.scope?.[key] === value) &&

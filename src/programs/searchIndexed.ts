@@ -3,12 +3,14 @@ import { capRedacted } from "../domain/Redaction.js"
 import { groupWeights, matchedFields, measure, type RankedQuery } from "../domain/MatchFeatures.js"
 import { parseQuery } from "../domain/Query.js"
 import { compareRanked, fuseRanks, rank } from "../domain/Ranking.js"
-import { DEFAULT_LIMIT, MAX_LIMIT, type ItemFilters, type SearchHit, type SearchInput, type SearchResult } from "../domain/Search.js"
+import { DEFAULT_LIMIT, limitQueryTerms, MAX_LIMIT, MAX_QUERY_TERMS, type ItemFilters, type SearchHit, type SearchInput, type SearchResult } from "../domain/Search.js"
+import { makeSnippet, snippetTerms, withoutTitleHeading, type SnippetTerms } from "../domain/Snippet.js"
 import { Embeddings } from "../services/Embeddings.js"
 import { IndexStore, type Candidate, type CandidateMatch, type IndexedItem } from "../services/IndexStore.js"
 import { Redactor } from "../services/Redactor.js"
 import { MAX_STORED_QUERY, UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { bundleNotFound } from "./bundle/notFound.js"
 import { showNext } from "./showNext.js"
 
 /**
@@ -22,7 +24,15 @@ const POOL_MIN = 50
 
 const round = (score: number): number => Math.round(score * 1000) / 1000
 
-const hitOf = (item: IndexedItem, score: number, why: ReadonlyArray<string>): SearchHit => ({
+/**
+ * How much of an item's text a snippet is looked for in: a term past it is
+ * quoted from the description instead, and a huge page costs no more than this.
+ */
+const SNIPPET_SOURCE_CHARS = 32_768
+
+type Unsnipped = Omit<SearchHit, "snippet">
+
+const hitOf = (item: IndexedItem, score: number, why: ReadonlyArray<string>): Unsnipped => ({
   ref: item.ref,
   type: item.type ?? null,
   name: item.name,
@@ -85,6 +95,9 @@ const withSemantic = (store: IndexStore["Type"], embeddings: Embeddings["Type"],
     return fuseRanks([ranked.map((r) => r.ref), near.map((m) => m.ref).filter((ref) => known.has(ref))]).map((ref) => known.get(ref)!)
   })
 
+/** What an empty workspace's search says to do. */
+export const NO_BUNDLES = "no bundles yet: add one with `akm bundle add <path>`"
+
 const clampLimit = (limit: number): number => Math.min(MAX_LIMIT, Math.max(1, Math.floor(limit)))
 
 /** --limit, else config `search.limit` (the config is read only then), else 20. */
@@ -92,6 +105,21 @@ const limitFor = (input: SearchInput) =>
   input.limit !== undefined
     ? Effect.succeed(clampLimit(input.limit))
     : Effect.map(Effect.flatMap(WorkspaceConfig, (w) => w.read), (config) => clampLimit(config.search?.limit ?? DEFAULT_LIMIT))
+
+/** Each hit with its snippet, quoted from its description or the opening of its text (issue 15 item 6). */
+const withSnippets = (store: IndexStore["Type"], hits: ReadonlyArray<Unsnipped>, terms: SnippetTerms) =>
+  Effect.map(store.excerpts(hits.map((h) => h.ref), SNIPPET_SOURCE_CHARS), (texts): ReadonlyArray<SearchHit> =>
+    hits.map((h) => ({ ...h, snippet: makeSnippet(terms, [h.description ?? undefined, withoutTitleHeading(texts.get(h.ref) ?? "", h.name)]) })))
+
+/** `--bundle` names only bundles there are (spec 04 §3): the index's, else the config's (a bundle not indexed yet). */
+const checkBundles = (named: ReadonlyArray<string> | undefined, indexed: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const unknown = (named ?? []).filter((b) => !indexed.includes(b))
+    if (unknown.length === 0) return
+    const configured = Object.keys((yield* (yield* WorkspaceConfig).read).bundles)
+    const missing = unknown.find((b) => !configured.includes(b))
+    if (missing !== undefined) return yield* bundleNotFound(missing, [...new Set([...configured, ...indexed])].sort())
+  })
 
 /**
  * `akm search <query>` over an index.db that has been built (spec 04 §3):
@@ -105,6 +133,7 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
   const store = yield* IndexStore
   // Read before the match, not after: a small read right after the full-text statements costs several times more.
   const bundles = yield* store.bundles
+  yield* checkBundles(input.bundles, bundles.map((b) => b.bundle))
   const limit = yield* limitFor(input)
   const filters: ItemFilters = {
     bundles: input.bundles,
@@ -114,9 +143,12 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     includeProposed: input.includeProposed === true,
     scope: input.filters
   }
-  const parsed = parseQuery(input.query)
+  // At most MAX_QUERY_TERMS terms: a pasted page is answered from its first ones (issue 15 item 7).
+  const { query: parsed, dropped } = limitQueryTerms(parseQuery(input.query))
   const nowMs = yield* Clock.currentTimeMillis
-  let hits: ReadonlyArray<SearchHit>
+  let hits: ReadonlyArray<Unsnipped>
+  // The terms as the match used them: the substring fallback's segments when it ran.
+  let terms = snippetTerms(parsed)
   let total: number
   if (parsed._tag === "All" || parsed._tag === "Browse") {
     // Browsing lists in ref order with score 1 (spec 04 §3 step 2).
@@ -126,6 +158,7 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
   } else {
     const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
     const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)
+    terms = snippetTerms(ranked)
     const ordered = rankCandidates(ranked, set.candidates, groupWeights(set.documentFrequency, set.documentCount), nowMs)
     // Truly optional (R-SRCH-4): no shipped layer provides Embeddings yet; an embedding program may add one.
     const embeddings = yield* Effect.serviceOption(Embeddings)
@@ -134,11 +167,20 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     total = Math.max(set.total, fused.length)
   }
 
+  const snipped = yield* withSnippets(store, hits, terms)
   const stale = bundles.filter((s) => s.staleReason !== undefined && (input.bundles === undefined || input.bundles.includes(s.bundle))).map((s) => s.bundle)
 
   // The query is echoed and stored only redacted (R-RED-1): a searched-for secret reaches neither stdout nor state.db.
   const query = yield* (yield* Redactor).redact(input.query)
   if (input.track !== false) yield* (yield* UsageLog).recordSearch(capRedacted(query, MAX_STORED_QUERY), hits.map((h) => h.ref), input.source ?? "user")
   const elapsed = Number((yield* Clock.currentTimeNanos) - started) / 1e6
-  return { query, hits, total, stale, timingMs: Math.round(elapsed * 100) / 100 } satisfies SearchResult
+  return {
+    query,
+    hits: snipped,
+    total,
+    stale,
+    timingMs: Math.round(elapsed * 100) / 100,
+    ...(dropped === 0 ? {} : { queryTruncated: { kept: MAX_QUERY_TERMS, dropped } }),
+    ...(bundles.length === 0 ? { hint: NO_BUNDLES } : {})
+  } satisfies SearchResult
 })

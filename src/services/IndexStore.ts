@@ -202,6 +202,12 @@ export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
   readonly candidates: (query: CandidateQuery) => Effect.Effect<CandidateSet, IndexStoreError>
   /** The items with these refs that pass the filters, in the order given (unknown refs are skipped). */
   readonly items: (refs: ReadonlyArray<string>, filters: ItemFilters) => Effect.Effect<ReadonlyArray<IndexedItem>, IndexStoreError>
+  /**
+   * The indexed text (content) of these items, at most `chars` characters
+   * each, by ref: what a search hit's snippet is quoted from. Items without
+   * content are absent.
+   */
+  readonly excerpts: (refs: ReadonlyArray<string>, chars: number) => Effect.Effect<ReadonlyMap<string, string>, IndexStoreError>
   /** Items under a concept-id prefix, sorted by ref. */
   readonly browse: (query: BrowseQuery) => Effect.Effect<{ readonly items: ReadonlyArray<IndexedItem>; readonly total: number }, IndexStoreError>
   /** Item counts per bundle. */

@@ -42,11 +42,11 @@ describe("errors that point at a real next step (built CLI)", () => {
     expect(r.error().error.hint).toContain("did you mean `notes//setup`?")
   })
 
-  it("an unknown --bundle in curate and proposal list is not_found (exit 1)", async () => {
-    for (const args of [["curate", "setup", "--bundle", "nope"], ["proposal", "list", "--bundle", "nope"]]) {
+  it("an unknown --bundle in search, curate and proposal list is not_found (exit 1) naming the bundles there are", async () => {
+    for (const args of [["search", "setup", "--bundle", "nope"], ["curate", "setup", "--bundle", "nope"], ["proposal", "list", "--bundle", "nope"]]) {
       const r = await ws.run([...args, "--format", "json"])
       expect(r.code, args.join(" ")).toBe(1)
-      expect(r.error().error).toMatchObject({ code: "not_found", message: "no bundle named 'nope'" })
+      expect(r.error().error, args.join(" ")).toEqual({ code: "not_found", message: "no bundle named 'nope'", hint: "configured bundles: notes, team" })
     }
     // A bundle that is configured but has no proposals is an empty list, not an error.
     expect((await ws.run(["proposal", "list", "--bundle", "team"])).code).toBe(0)

@@ -73,10 +73,12 @@ const answered = (ws: Workspace): ReadonlyArray<ReadonlyArray<string>> => [
   ["search", "docker compose", "--format", "text"],
   ...FORMATS.map((format) => ["search", "docker", "--format", format]),
   ["search", "--limit", "1", "docker"],
-  ["search", "docker", "--limit", "500"],
+  ["search", "docker", "--limit", "200"],
   ["search", "docker", "--type", "skill", "--type", "knowledge"],
+  ["search", "docker", "--type", "SKILL", "--format", "text"],
+  ["search", "docker", "--type", "nothing", "--bundle", "stash", "--format", "text"],
+  ["search", "docker", "--format", "md"],
   ["search", "docker", "--bundle", "stash", "--adapter", "akm", "--format", "text"],
-  ["search", "docker", "--bundle", "nope"],
   ["search", "docker", "--belief", "all", "--include-proposed"],
   ["search", "docker", "--belief", "historical"],
   ["search", "commands/"],
@@ -108,6 +110,8 @@ const declined: ReadonlyArray<ReadonlyArray<string>> = [
   ["search", "docker", "--filter", "project=ops"],
   ["search", "docker", "--limit", "0"],
   ["search", "docker", "--limit", "-1"],
+  ["search", "docker", "--limit", "201"],
+  ["search", "docker", "--limit", "500"],
   ["search", "docker", "--limit", "05"],
   ["search", "docker", "--limit", "two"],
   ["search", "docker", "--limit", "1", "--limit", "2"],
@@ -175,6 +179,57 @@ describe("akm search fast path", () => {
     }
   }, 120_000)
 
+  it("--limit outside 1–200 is a usage error naming the range, the same through bin/akm.js (fast path first) and the full CLI", async () => {
+    for (const limit of ["0", "201", "500"]) {
+      const args = ["search", "docker", "--limit", limit, "--format", "text"]
+      const viaBin = await ws.run(args)
+      const full = await runFull(ws, args)
+      expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, limit).toEqual(full)
+      expect(full.code, limit).toBe(2)
+      expect(full.stderr, limit).toBe(`error: --limit must be between 1 and 200, not ${limit}\nhint: e.g. --limit 10\n`)
+    }
+  }, 60_000)
+
+  it("an unknown --bundle is exit 1 naming it and the bundles there are: the fast path hands it over before printing a byte", async () => {
+    for (const args of [["search", "docker", "--bundle", "nope"], ["search", "docker", "--bundle", "stash", "--bundle", "nope", "--format", "text"]]) {
+      expect(await runFast(ws, args), args.join(" ")).toEqual({ code: 99, stdout: "", stderr: "FALLBACK" })
+      const viaBin = await ws.run(args)
+      const full = await runFull(ws, args)
+      expect({ code: viaBin.code, stdout: viaBin.stdout, stderr: viaBin.stderr }, args.join(" ")).toEqual(full)
+      expect(full.code).toBe(1)
+      expect(full.stdout).toBe("")
+    }
+    const json = JSON.parse((await ws.run(["search", "docker", "--bundle", "nope"])).stderr)
+    expect(json.error).toEqual({ code: "not_found", message: "no bundle named 'nope'", hint: "configured bundles: gone, stash" })
+    expect((await ws.run(["search", "docker", "--bundle", "stash", "--bundle", "nope", "--format", "text"])).stderr).toBe("error: no bundle named 'nope'\nhint: configured bundles: gone, stash\n")
+  }, 60_000)
+
+  it("a query of 17,000 words: the first 64 distinct terms are searched, on both paths (JSON says so; text notes it on stderr)", async () => {
+    const words = Array.from({ length: 17_000 }, (_, i) => `w${i.toString(36)}x`)
+    const query = ["docker", ...words].join(" ")
+    for (const format of ["json", "text"]) {
+      const args = ["search", "--format", format, "--no-track", "--", query]
+      const fast = await runFast(ws, args)
+      const full = await runFull(ws, args)
+      expect(fast.stderr, format).not.toContain("FALLBACK")
+      expect({ code: fast.code, stdout: timeless(fast.stdout), stderr: fast.stderr }, format).toEqual({ code: full.code, stdout: timeless(full.stdout), stderr: full.stderr })
+      expect(full.code, full.stderr).toBe(0)
+      if (format === "json") {
+        const result = JSON.parse(full.stdout)
+        expect(result.queryTruncated).toEqual({ kept: 64, dropped: 17_001 - 64 })
+        expect(result.hits.map((h: { ref: string }) => h.ref)).toContain("stash//skills/docker-homelab")
+        expect(full.stderr).toBe("")
+      } else {
+        expect(full.stderr).toBe(`note: the query has 17001 distinct terms; searched for the first 64\n`)
+        expect(full.stdout).toContain("stash//skills/docker-homelab")
+      }
+    }
+    // Not truncated: no field, no note.
+    expect(JSON.parse((await runFast(ws, ["search", "docker", "--format", "json"])).stdout)).not.toHaveProperty("queryTruncated")
+    const quiet = await runFull(ws, ["search", "--format", "text", "-q", "--no-track", "--", query])
+    expect(quiet.stderr).toBe("")
+  }, 120_000)
+
   it("the json and text views carry the stale bundle", async () => {
     const json = await runFast(ws, ["search", "docker", "--format", "json"])
     expect(JSON.parse(json.stdout).stale).toEqual(["gone"])
@@ -195,7 +250,7 @@ describe("akm search fast path", () => {
       const fast = await runFast(ws, args)
       expect({ code: fast.code, stdout: fast.stdout, stderr: fast.stderr }, args.join(" ")).toEqual({ code: 99, stdout: "", stderr: "FALLBACK" })
     }
-    for (const args of [["search", "--help"], ["search", "docker", "--filter", "project=ops"], ["search", "docker", "--limit", "0"], ["search", "-x", "docker"]]) {
+    for (const args of [["search", "--help"], ["search", "docker", "--filter", "project=ops"], ["search", "docker", "--limit", "0"], ["search", "docker", "--limit", "500", "--format", "text"], ["search", "-x", "docker"]]) {
       const viaBin = await ws.run(args)
       const full = await runFull(ws, args)
       expect({ code: viaBin.code, stdout: timeless(viaBin.stdout), stderr: viaBin.stderr }, args.join(" ")).toEqual({ code: full.code, stdout: timeless(full.stdout), stderr: full.stderr })

@@ -38,20 +38,68 @@ describe("akm search", () => {
       path: expect.stringMatching(/SKILL\.md$/),
       editable: true,
       why: expect.arrayContaining(["name", "description"]),
-      next: "akm show stash//skills/docker-homelab"
+      next: "akm show stash//skills/docker-homelab",
+      snippet: "Deploy and manage docker compose services in a homelab"
     })
+    expect(result).not.toHaveProperty("queryTruncated")
   })
 
-  it("the text view aligns rank, score, ref, name and description", async () => {
+  it("the text view: per hit a line of ref, score (3 decimals) and title, then its snippet; plain when piped (issue 15 item 6)", async () => {
     const r = await workspace.run(["search", "docker", "--format", "text"])
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.split("\n")
-    expect(lines[0]).toMatch(/^1\s+\d\.\d\d\s+stash\/\/skills\/docker-homelab\s+docker-homelab\s+Deploy and manage docker compose services in a homelab$/)
-    expect(lines[1]).toMatch(/^2\s+\d\.\d\d\s+stash\/\/knowledge\/docker-clean\s+Docker clean\s+Clean up unused docker images and volumes$/)
-    // Columns line up: every ref starts at the same offset.
-    expect(lines[0]!.indexOf("stash//")).toBe(lines[1]!.indexOf("stash//"))
+    expect(lines[0]).toMatch(/^stash\/\/skills\/docker-homelab {3}\d\.\d{3} {2}docker-homelab$/)
+    expect(lines[1]).toBe("  Deploy and manage docker compose services in a homelab")
+    expect(lines[2]).toMatch(/^stash\/\/knowledge\/docker-clean {2}\d\.\d{3} {2}Docker clean$/)
+    expect(lines[3]).toBe("  Clean up unused docker images and volumes")
+    // The score column lines up.
+    expect(lines[0]!.search(/\d\.\d{3}/)).toBe(lines[2]!.search(/\d\.\d{3}/))
+    expect(r.stdout).not.toContain("\u001b[")
     expect(r.stdout).toContain("2 of 2")
     expect(r.stdout).toContain("next: akm show stash//skills/docker-homelab")
+  })
+
+  it("lines fit the width: COLUMNS when piped, else 100; titles and snippets are cut with …, refs never", async () => {
+    const long = "word ".repeat(60).trim()
+    const ws = makeWorkspace()
+    try {
+      const notes = ws.folder("notes", { "ops/long.md": `---\ndescription: ${long}\n---\n# A title that goes on and on well past any narrow terminal width\n\nBody.\n` })
+      expect((await ws.run(["bundle", "add", notes, "--name", "notes"])).code).toBe(0)
+      for (const [columns, width] of [[undefined, 100], ["50", 50], ["200", 200]] as const) {
+        const r = await ws.run(["search", "word", "--format", "text"], { env: { COLUMNS: columns ?? "" } })
+        const [hit, snippet] = r.stdout.split("\n")
+        expect(hit, String(columns)).toMatch(/^notes\/\/ops\/long {2}1\.000 {2}\S/)
+        expect([...hit!].length, String(columns)).toBeLessThanOrEqual(width)
+        expect([...snippet!].length, String(columns)).toBeLessThanOrEqual(width)
+        expect(snippet!.startsWith("  word word"), String(columns)).toBe(true)
+        // Cut after a whole word.
+        if (width < 200) expect(snippet, String(columns)).toMatch(/ word…$/)
+      }
+      // A ref is never cut, however narrow the terminal.
+      expect((await ws.run(["search", "word", "--format", "text"], { env: { COLUMNS: "10" } })).stdout.split("\n")[0]).toMatch(/^notes\/\/ops\/long {2}1\.000/)
+      const json = (await ws.run(["search", "word", "--format", "json"])).json()
+      expect(json.hits[0].snippet).toBe(`${"word ".repeat(39)}word…`)
+    } finally {
+      ws.cleanup()
+    }
+  })
+
+  it("--format md is markdown: a numbered list of links to the items' files, with ref, score and the snippet quoted, terms in bold", async () => {
+    const r = await workspace.run(["search", "docker", "--format", "md"])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.split("\n")
+    expect(lines[0]).toBe("## akm search docker")
+    expect(lines[2]).toMatch(/^1\. \[docker-homelab\]\(<\/.*\/skills\/docker-homelab\/SKILL\.md>\) — `stash\/\/skills\/docker-homelab` · \d\.\d{3}$/)
+    expect(lines[3]).toBe("   > Deploy and manage **docker** compose services in a homelab")
+    expect(r.stdout).toMatch(/\n2 of 2 · [\d.]+ ms\n$/)
+  })
+
+  it("an empty result names the active filters; --type is case-insensitive", async () => {
+    const typed = await workspace.run(["search", "docker", "--type", "SKILL", "--format", "json"])
+    expect(typed.json().hits.map((h: { ref: string }) => h.ref)).toEqual(["stash//skills/docker-homelab"])
+    const none = await workspace.run(["search", "docker", "--type", "agent", "--bundle", "stash", "--format", "text"])
+    expect(none.code).toBe(0)
+    expect(none.stdout.split("\n")[0]).toBe('no matches for "docker" with --type agent --bundle stash')
   })
 
   it("jsonl writes one line per hit; no hits is exit 0", async () => {
@@ -66,11 +114,27 @@ describe("akm search", () => {
   it("filters: --type, --bundle, --adapter, --filter, --limit; browse with prefix/", async () => {
     const refs = async (...args: ReadonlyArray<string>) => (await workspace.run(["search", ...args, "--format", "json"])).json().hits.map((h: { ref: string }) => h.ref)
     expect(await refs("docker", "--type", "skill")).toEqual(["stash//skills/docker-homelab"])
-    expect(await refs("docker", "--bundle", "other")).toEqual([])
+    const other = await workspace.run(["search", "docker", "--bundle", "other", "--format", "json"])
+    expect(other.code).toBe(1)
+    expect(other.error().error).toEqual({ code: "not_found", message: "no bundle named 'other'", hint: "configured bundles: stash" })
     expect(await refs("docker", "--adapter", "akm", "--limit", "1")).toEqual(["stash//skills/docker-homelab"])
     expect(await refs("docker", "--filter", "project=ops")).toEqual(["stash//knowledge/docker-clean"])
     expect(await refs("commands/")).toEqual(["stash//commands/deploy"])
     expect(await refs("--belief", "all", "--include-proposed", "stash//")).toHaveLength(3)
+  })
+
+  it("a workspace without bundles says to add one (exit 0), built index or not", async () => {
+    const ws = makeWorkspace()
+    try {
+      for (let i = 0; i < 2; i++) {
+        const text = await ws.run(["search", "docker", "--format", "text"])
+        expect(text.code, text.stderr).toBe(0)
+        expect(text.stdout.split("\n")[0]).toBe("no bundles yet: add one with `akm bundle add <path>`")
+        expect((await ws.run(["search", "docker", "--format", "json"])).json()).toMatchObject({ hits: [], total: 0, hint: "no bundles yet: add one with `akm bundle add <path>`" })
+      }
+    } finally {
+      ws.cleanup()
+    }
   })
 
   it("--limit 0 is a usage error (exit 2)", async () => {

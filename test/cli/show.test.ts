@@ -59,6 +59,23 @@ describe("akm show", () => {
     expect(outline.stdout).toContain("next: akm show skills//pdf")
   })
 
+  it("--format md is markdown: the item's text without frontmatter under a title; a script fenced; card and outline as lists (issue 15 item 7)", async () => {
+    const full = await workspace.run(["show", "notes//guide", "--format", "md"])
+    expect(full.code, full.stderr).toBe(0)
+    expect(full.stdout.startsWith("# Deploy guide\n\nRead this before a release. See [the runbook](runbook.md).\n\n## Install\n")).toBe(true)
+    expect(full.stdout).not.toContain("title: Deploy guide")
+    const section = await workspace.run(["show", "notes//guide#secrets", "--format", "md"])
+    expect(section.stdout).toBe("# Deploy guide\n\n### Secrets\n\nNever commit them.\n")
+    const script = await workspace.run(["show", "skills//pdf/scripts/fill.py", "--format", "md"])
+    expect(script.stdout).toBe("# fill.py\n\n```py\n#!/usr/bin/env python3\n# fill a form\nprint('filled')\n```\n")
+    const cut = await workspace.run(["show", "notes//guide", "--max-tokens", "60", "--format", "md"])
+    expect(cut.stdout).toMatch(/\n> truncated: \d+ of \d+ tokens shown; .*\n$/)
+    const outline = await workspace.run(["show", "notes//guide", "--level", "outline", "--format", "md"])
+    expect(outline.stdout).toContain("# Deploy guide\n\nHow to deploy the web app\n\n- ref: `notes//guide`\n- type: guide\n- tags: deploy, ops\n")
+    expect(outline.stdout).toContain("## Outline\n\n- [Deploy guide](#deploy-guide) (line 7)\n  - [Install](#install) (line 11)\n")
+    expect(outline.stdout).toContain("## Links\n\n- `runbook`\n")
+  })
+
   it("--max-tokens cuts and says so; --lines and #fragment select parts", async () => {
     const cut = await workspace.run(["show", "notes//guide", "--max-tokens", "300", "--format", "text"])
     expect(cut.code).toBe(0)

@@ -64,9 +64,12 @@ describe("search: the pipeline of spec 04 §3", () => {
         path: expect.stringMatching(/skills\/docker-homelab\/SKILL\.md$/),
         editable: true,
         why: expect.arrayContaining(["name", "description", "tags", "type:skill", "quality:curated"]),
-        next: "akm show stash//skills/docker-homelab"
+        next: "akm show stash//skills/docker-homelab",
+        snippet: "Deploy and manage docker compose services in a homelab"
       })
       expect(result.total).toBeGreaterThanOrEqual(result.hits.length)
+      expect(result).not.toHaveProperty("queryTruncated")
+      expect(result).not.toHaveProperty("hint")
       expect(result.stale).toEqual([])
       expect(result.timingMs).toBeGreaterThanOrEqual(0)
     })).pipe(Effect.provide(AkmTest)))
@@ -115,11 +118,47 @@ describe("search: the pipeline of spec 04 §3", () => {
   it.effect("filters by type (an unknown type finds nothing), bundle and adapter", () =>
     withStash(Effect.gen(function* () {
       expect(refs(yield* search({ query: "docker", types: ["skill"], track: false }))).toEqual(["stash//skills/docker-homelab"])
+      expect(refs(yield* search({ query: "docker", types: ["SKILL"], track: false }))).toEqual(["stash//skills/docker-homelab"])
       expect(refs(yield* search({ query: "docker", types: ["no-such-type"], track: false }))).toEqual([])
-      expect(refs(yield* search({ query: "docker", bundles: ["other"], track: false }))).toEqual([])
+      // An unknown bundle is an error naming it and the bundles there are (spec 04 §3 amended, issue 15 item 2).
+      expect(yield* Effect.flip(search({ query: "docker", bundles: ["stash", "other"], track: false }))).toMatchObject({
+        _tag: "NotFound",
+        message: "no bundle named 'other'",
+        hint: "configured bundles: stash"
+      })
       expect(refs(yield* search({ query: "docker", adapters: ["okf"], track: false }))).toEqual([])
       expect(refs(yield* search({ query: "docker", adapters: ["akm"], track: false })).length).toBe(2)
     })).pipe(Effect.provide(AkmTest)))
+
+  it.effect("each hit has a snippet: where its description or text holds the most query terms, plain, at most 200 characters", () =>
+    withStash(Effect.gen(function* () {
+      const prune = yield* search({ query: "prune", track: false })
+      expect(prune.hits[0]).toMatchObject({ ref: "stash//knowledge/docker-clean" })
+      expect(prune.hits[0]!.snippet).toContain("prune")
+      const browse = yield* search({ query: "commands/", track: false })
+      expect(browse.hits[0]!.snippet).toBe("Deploy the app to production")
+      for (const hit of (yield* search({ query: "", limit: 200, track: false })).hits) {
+        expect(hit.snippet.length).toBeLessThanOrEqual(200)
+        expect(hit.snippet).not.toMatch(/\s\s|\n/)
+      }
+    })).pipe(Effect.provide(AkmTest)))
+
+  it.effect("a query of more than 64 distinct terms searches the first 64 and says how many it left out (issue 15 item 7)", () =>
+    withStash(Effect.gen(function* () {
+      const words = Array.from({ length: 5_000 }, (_, i) => `zq${i.toString(36)}x`)
+      const result = yield* search({ query: ["docker", ...words, "docker"].join(" "), track: false })
+      expect(result.queryTruncated).toEqual({ kept: 64, dropped: 5_001 - 64 })
+      expect(refs(result)).toContain("stash//skills/docker-homelab")
+      // Terms past the first 64 are not searched for.
+      expect((yield* search({ query: [...words.slice(0, 64), "docker"].join(" "), track: false })).hits).toEqual([])
+    })).pipe(Effect.provide(AkmTest)))
+
+  it.effect("a workspace without bundles answers with no hits and a hint to add one", () =>
+    Effect.gen(function* () {
+      const result = yield* search({ query: "docker", track: false })
+      expect(result.hits).toEqual([])
+      expect(result.hint).toBe("no bundles yet: add one with `akm bundle add <path>`")
+    }).pipe(Effect.provide(AkmTest)))
 
   it.effect("current belief hides a superseded twin, historical shows it, deprecated items rank lower", () =>
     withStash(Effect.gen(function* () {

@@ -519,6 +519,9 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect(limited.total).toBe(6)
         expect(refs(yield* findIn([left, right], "okapi", { filters: { types: ["skill"] } }))).toEqual([`${left}//item-1`])
         expect(refs(yield* findIn([left, right], "okapi", { filters: { types: ["no-such-type"] } }))).toEqual([])
+        // Types match case-insensitively (issue 15 item 5, spec 04 §3): `--type SKILL` is `--type skill`.
+        expect(refs(yield* findIn([left, right], "okapi", { filters: { types: ["SKILL"] } }))).toEqual([`${left}//item-1`])
+        expect(refs(yield* findIn([left, right], "okapi", { filters: { types: ["Skill", "NOTE"] } }))).toHaveLength(5)
         expect(refs(yield* findIn([left, right], "okapi", { filters: { adapters: ["akm"] } }))).toEqual([`${right}//item`])
         expect(refs(yield* findIn([freshBundle("empty")], "okapi"))).toEqual([])
       }))
@@ -631,8 +634,21 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
           Effect.map(store.items(refs.map((id) => `${bundle}//${id}`), { ...current([bundle]), ...filters }), (found) => found.map((i) => i.conceptId))
         expect(yield* items(["b", "missing", "a"])).toEqual(["b", "a"])
         expect(yield* items(["a", "b"], { types: ["skill"] })).toEqual(["a"])
+        expect(yield* items(["a", "b"], { types: ["Skill"] })).toEqual(["a"])
         expect(yield* items(["c"])).toEqual([])
         expect(yield* items([])).toEqual([])
+      }))
+
+    it.effect("excerpts: the first characters of each item's content, by ref (search snippets)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("excerpts")
+        yield* store.persist(bundle, [indexDoc(bundle, "a", { content: "Rotate the keys\nevery month." }), indexDoc(bundle, "b"), indexDoc(bundle, "c", { content: "é".repeat(50) })])
+        const got = yield* store.excerpts([`${bundle}//a`, `${bundle}//b`, `${bundle}//c`, `${bundle}//missing`], 20)
+        expect(got.get(`${bundle}//a`)).toBe("Rotate the keys\never")
+        expect(got.get(`${bundle}//c`)).toBe("é".repeat(20))
+        expect(got.has(`${bundle}//b`)).toBe(false)
+        expect((yield* store.excerpts([], 20)).size).toBe(0)
       }))
 
     it.effect("exact token counts are cached by content hash and show on items", () =>

@@ -3,8 +3,8 @@ import { openSearchLive } from "../../layers/SearchLive.js"
 import { searchIndexed } from "../../programs/searchIndexed.js"
 import { ExitCode, redactReport, reportCause } from "../exitCodes.js"
 import { runInterruptible } from "../interruptible.js"
-import { renderError, renderResult, styleFor } from "../render.js"
-import { searchInput, searchView } from "../searchCommon.js"
+import { forTerminal, renderError, renderResult, styleFor } from "../render.js"
+import { outputWidth, searchInput, searchView, truncationNote } from "../searchCommon.js"
 import { parseSearchArgv } from "./searchArgv.js"
 
 /**
@@ -33,7 +33,9 @@ export const runSearch = async (argv: ReadonlyArray<string>): Promise<number | u
   const { exit, signal } = await runInterruptible(program)
   try {
     if (Exit.isSuccess(exit)) {
-      process.stdout.write(renderResult(format, exit.value, searchView, styleFor(stdoutTTY, process.env)))
+      const note = truncationNote(exit.value, format, args.quiet, styleFor(process.stderr.isTTY === true, process.env))
+      if (note !== undefined) process.stderr.write(forTerminal(note))
+      process.stdout.write(renderResult(format, exit.value, searchView(args.options, outputWidth(process.stdout, process.env)), styleFor(stdoutTTY, process.env)))
       return ExitCode.ok
     }
     const reported = reportCause(exit.cause)

@@ -1,4 +1,4 @@
-import type { BeliefFilter } from "../../domain/Search.js"
+import { MAX_LIMIT, type BeliefFilter } from "../../domain/Search.js"
 import type { Format } from "../options.js"
 import type { SearchOptions } from "../searchCommon.js"
 
@@ -9,7 +9,7 @@ import type { SearchOptions } from "../searchCommon.js"
  * exact flags below, each at most once unless repeatable; after `--` every
  * word is a query word. Anything else — `--help`, `--filter`, `--opt=value`,
  * a value or word starting with `-` before `--`, a flag followed by a word
- * @effect/cli would read as its boolean value, a limit below 1 — returns
+ * @effect/cli would read as its boolean value, a limit outside 1–200 — returns
  * undefined, and the full CLI parses it instead, so errors and help stay its
  * own (an unknown option among them: cli/argvCheck.ts makes it a usage error).
  * test/cli/search-fastpath.test.ts checks both paths print the same bytes.
@@ -72,7 +72,8 @@ export const parseSearchArgv = (argv: ReadonlyArray<string>): FastSearchArgs | u
   }
   const one = (name: string): string | undefined => values.get(name)?.[0]
   const limitText = one("--limit")
-  if (limitText !== undefined && !/^[1-9]\d{0,8}$/.test(limitText)) return undefined
+  // Outside 1–MAX_LIMIT is the full CLI's usage error (cli/limit.ts).
+  if (limitText !== undefined && (!/^[1-9]\d{0,8}$/.test(limitText) || Number(limitText) > MAX_LIMIT)) return undefined
   const format = one("--format")
   if (format !== undefined && !FORMATS.has(format)) return undefined
   const belief = one("--belief") ?? "current"

@@ -292,6 +292,11 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
         const stored = docs.get(ref)
         return stored !== undefined && passes(stored, filters) ? [itemOf(stored)] : []
       })),
+    excerpts: (refs, chars) =>
+      Effect.sync(() => new Map(refs.flatMap((ref) => {
+        const content = docs.get(ref)?.doc.content
+        return content === undefined ? [] : [[ref, content.slice(0, chars)] as const]
+      }))),
     browse: (query) =>
       Effect.sync(() => {
         const items = [...docs.values()]

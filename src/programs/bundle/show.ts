@@ -1,16 +1,10 @@
 import { Effect } from "effect"
-import { NotFound } from "../../domain/Errors.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { bundleNotFound } from "./notFound.js"
 import { bundleView } from "./view.js"
 
-export const bundleNotFound = (name: string, known: ReadonlyArray<string>) =>
-  new NotFound({
-    what: "bundle",
-    name,
-    message: `no bundle named '${name}'`,
-    hint: known.length === 0 ? "no bundles are configured; add one with `akm bundle add <folder>`" : `configured bundles: ${known.join(", ")}`
-  })
+export { bundleNotFound } from "./notFound.js"
 
 /** One bundle's config, lock entry and index state (spec 02 §1). */
 export const bundleShow = Effect.fn("bundle.show")(function* (name: string) {

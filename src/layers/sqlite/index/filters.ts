@@ -1,4 +1,4 @@
-import { HISTORICAL_BELIEFS, type ItemFilters } from "../../../domain/Search.js"
+import { HISTORICAL_BELIEFS, lowerType, type ItemFilters } from "../../../domain/Search.js"
 import { and, inList, literal, sql, type SqlText } from "./sqlText.js"
 
 const historicalList = HISTORICAL_BELIEFS.map((b) => `'${b}'`).join(", ")
@@ -23,7 +23,8 @@ const PAST = `(d.superseded_by IS NOT NULL OR d.belief_state IN (${historicalLis
 export const filterClause = (filters: ItemFilters): SqlText => {
   const clauses: Array<SqlText> = []
   if (filters.bundles !== undefined) clauses.push(filters.bundles.length === 0 ? literal("0") : sql`d.bundle IN ${inList(filters.bundles)}`)
-  if (filters.types !== undefined) clauses.push(filters.types.length === 0 ? literal("0") : sql`d.type IN ${inList(filters.types)}`)
+  // Types match case-insensitively (spec 04 §3): `--type guide` finds OKF's `Guide`.
+  if (filters.types !== undefined) clauses.push(filters.types.length === 0 ? literal("0") : sql`lower(d.type) IN ${inList(filters.types.map(lowerType))}`)
   if (filters.adapters !== undefined) clauses.push(filters.adapters.length === 0 ? literal("0") : sql`d.adapter IN ${inList(filters.adapters)}`)
   if (!filters.includeProposed) clauses.push(literal("(d.quality IS NULL OR d.quality <> 'proposed')"))
   for (const [key, value] of Object.entries(filters.scope ?? {})) {

@@ -271,6 +271,15 @@ export const itemsByRef = (db: SearchSql, refs: ReadonlyArray<string>, filters: 
     return refs.flatMap((ref) => byRef.get(ref) ?? [])
   })
 
+/** The first `chars` characters of these items' content, by ref (json_extract reads it without parsing the document in JS). */
+export const excerpts = (db: SearchSql, refs: ReadonlyArray<string>, chars: number) =>
+  Effect.gen(function* () {
+    if (refs.length === 0) return new Map<string, string>()
+    const rows = yield* db.values(sql`SELECT d.ref, substr(json_extract(j.doc, '$.content'), 1, ${chars})
+      FROM documents d JOIN document_json j ON j.id = d.id WHERE d.ref IN ${inList(refs)}`)
+    return new Map(rows.flatMap(([ref, text]) => (typeof text === "string" ? [[ref as string, text] as const] : [])))
+  })
+
 /** Items under a concept-id prefix (and bundle), sorted by ref. */
 export const browse = (db: SearchSql, query: BrowseQuery) =>
   Effect.gen(function* () {

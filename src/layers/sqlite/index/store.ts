@@ -8,7 +8,7 @@ import { mapSqlError, sqlFailure, type SqlDriver, type SqlReader } from "../driv
 import { databaseStatusOn } from "../status.js"
 import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./bundles.js"
 import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, writeManifest } from "./persist.js"
-import { browse, candidates, itemsByRef, lastIndexed } from "./query.js"
+import { browse, candidates, excerpts, itemsByRef, lastIndexed } from "./query.js"
 import { literal, sql } from "./sqlText.js"
 import { typeSizes } from "./typeSizes.js"
 
@@ -166,6 +166,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
       read((db) => Effect.map(db.rows<{ n: number }>(sql`SELECT count(*) AS n FROM documents WHERE ref = ${`${bundle}//${conceptId}`}`), (rows) => (rows[0]?.n ?? 0) > 0)),
     candidates: (query) => current(search((db) => candidates(db, query)), (set, edit) => ({ ...set, candidates: set.candidates.map((c) => ({ ...c, item: edit(c.item) })) })),
     items: (refs, filters) => current(search((db) => itemsByRef(db, refs, filters)), (items, edit) => items.map(edit)),
+    excerpts: (refs, chars) => search((db) => excerpts(db, refs, chars)),
     browse: (query) => current(search((db) => browse(db, query)), (page, edit) => ({ ...page, items: page.items.map(edit) })),
     counts: read((db) =>
       Effect.map(db.rows<{ name: string; items: number }>(literal("SELECT name, items FROM bundles WHERE items > 0 ORDER BY name")), (rows) =>
