@@ -1,0 +1,4 @@
+export * from "./Codec.js"
+export * from "./Fingerprint.js"
+export * from "./Kinds.js"
+export * from "./Record.js"
