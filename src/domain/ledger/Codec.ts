@@ -199,7 +199,7 @@ export const parseRecord = (input: string, options: ParseOptions = {}): Either.E
   // Frontmatter line n is file line n + 1 (the opening ---).
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!
-    return Either.left({ code: "invalid-yaml", message: `the frontmatter is not valid YAML: ${error.message.split("\n")[0]}`, line: counter.linePos(error.pos[0]).line + 1 })
+    return Either.left({ code: "invalid-yaml", message: `the frontmatter is not valid YAML: ${error.message.split("\n")[0]}`, line: counter.linePos(Math.min(error.pos[0], Math.max(0, layout.yaml.trimEnd().length - 1))).line + 1 })
   }
   if (!isMap(doc.contents)) return Either.left({ code: "invalid-ledger-record", message: "the frontmatter must be a mapping of keys (kind, id, title …)", line: 2 })
   const keyLine = (key: string): number => {
