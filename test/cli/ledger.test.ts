@@ -184,6 +184,8 @@ describe("ledger commands", () => {
     const base = await workspace.run(["ledger", "add", "failure", ...failureFields(17, "LockTimeout on the primary")], { cwd: dir })
     const otherModule = await workspace.run(["ledger", "add", "failure", ...failureFields(17, "x").map((a) => (a === "module=src/db" ? "module=src/billing" : a))], { cwd: dir })
     expect(otherModule.json().id).not.toBe(base.json().id)
+    // A miss lists what search finds: "possibly the same as" (R-LED-2).
+    expect(otherModule.json().candidates.map((c: { id: string }) => c.id)).toContain(base.json().id)
     const split = await workspace.run(["ledger", "split", base.json().id, "--discriminator", "read replica"], { cwd: dir })
     expect(split.code, split.stderr).toBe(0)
     const replica = await workspace.run(["ledger", "add", "failure", ...failureFields(40, "LockTimeout on the read replica")], { cwd: dir })
