@@ -134,7 +134,7 @@ export interface FailureInput {
  * creates a failure record, after searching for "possibly the same" ones.
  * Everything written passes the redactor first.
  */
-export const recordFailure = Effect.fn("ledger.failure")(function* (input: FailureInput) {
+const recordFailureOnce = Effect.fn("ledger.failure")(function* (input: FailureInput) {
   const target = yield* resolveProjectBundle(input)
   const date = yield* checkDate(input.date)
   const given = normaliseFields(input.fields)
@@ -216,6 +216,17 @@ export const recordFailure = Effect.fn("ledger.failure")(function* (input: Failu
     warnings
   } satisfies LedgerWrite as LedgerWrite
 })
+
+/**
+ * Another writer changed the record (or made it) between read and write: the
+ * engine refused on the before-hash, so read again and append again.
+ */
+const againWhenStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.retry(effect, { times: STALE_RETRIES, while: (error) => error._tag === "StaleBeforeHash" })
+
+const STALE_RETRIES = 4
+
+export const recordFailure = (input: FailureInput) => againWhenStale(recordFailureOnce(input))
 
 /** The API other capture paths (CI import, git mining) use: an upserted failure sighting. */
 export const recordFailureOccurrence = (input: Omit<FailureInput, "strict">) =>
@@ -322,7 +333,7 @@ export interface OccurredInput {
 }
 
 /** `akm ledger occurred <id>`: one more sighting of a record (R-LED-1). */
-export const recordOccurred = Effect.fn("ledger.occurred")(function* (input: OccurredInput) {
+const recordOccurredOnce = Effect.fn("ledger.occurred")(function* (input: OccurredInput) {
   const target = yield* resolveProjectBundle(input)
   const date = yield* checkDate(input.date)
   const { file, record } = yield* findRecord(target, input.id)
@@ -334,6 +345,8 @@ export const recordOccurred = Effect.fn("ledger.occurred")(function* (input: Occ
   const made = yield* writeLedger(target, redact(`Ledger: ${record.title} happened again (${date})`), [recordChange(target, file.path, yield* currentHash(target, file.path), renderRedacted(next, redact))])
   return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
 })
+
+export const recordOccurred = (input: OccurredInput) => againWhenStale(recordOccurredOnce(input))
 
 export interface SplitInput {
   readonly id: string
@@ -347,7 +360,7 @@ export interface SplitInput {
  * history; future failures with its fingerprint whose text contains the
  * discriminator get a fingerprint (and record) of their own.
  */
-export const splitRecord = Effect.fn("ledger.split")(function* (input: SplitInput) {
+const splitRecordOnce = Effect.fn("ledger.split")(function* (input: SplitInput) {
   const discriminator = input.discriminator.trim()
   if (discriminator === "") return yield* new UsageError({ message: "a split needs a discriminator", hint: "e.g. --discriminator \"read replica\": text that only the other failure's fields contain" })
   const target = yield* resolveProjectBundle(input)
@@ -362,5 +375,7 @@ export const splitRecord = Effect.fn("ledger.split")(function* (input: SplitInpu
   const made = yield* writeLedger(target, redact(`Ledger: split ${record.title} on "${clean}"`), [recordChange(target, file.path, yield* currentHash(target, file.path), renderRedacted(next, redact))])
   return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
 })
+
+export const splitRecord = (input: SplitInput) => againWhenStale(splitRecordOnce(input))
 
 export { loadLedger }
