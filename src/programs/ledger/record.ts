@@ -189,8 +189,11 @@ const recordFailureOnce = Effect.fn("ledger.failure")(function* (input: FailureI
   for (const key of requiredFields("failure")) ordered[key] = complete[key]!
   for (const [key, value] of Object.entries(complete)) if (!(key in ordered)) ordered[key] = value
   const title = redact(input.title?.trim() || `${fpFields.error_class} in ${fpFields.module}`)
+  // The id is the fingerprint, unless a hand-made file already has that name.
+  let id = fp
+  for (let n = 2; files.some((f) => f.id === id); n++) id = `${fp}-${n}`
   const record: LedgerRecord = {
-    id: fp,
+    id,
     kind: "failure",
     title,
     fingerprint: fp,
@@ -199,13 +202,13 @@ const recordFailureOnce = Effect.fn("ledger.failure")(function* (input: FailureI
     sources: [input.source],
     ...(splitFrom === undefined ? {} : { meta: { split_of: splitFrom.id, discriminator: splitFrom.discriminator } })
   }
-  const candidates = yield* candidatesFor(target, fields, fp)
-  const path = recordPath("failure", fp)
+  const candidates = yield* candidatesFor(target, fields, id)
+  const path = recordPath("failure", id)
   const made = yield* writeLedger(target, redact(`Ledger: ${title}`), [recordChange(target, path, null, renderRedacted(record, redact))])
   return {
     bundle: target.name,
     kind: "failure",
-    id: fp,
+    id,
     path: `${target.root}/${path}`,
     fingerprint: fp,
     created: true,
