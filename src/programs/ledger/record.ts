@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Schedule } from "effect"
 import { Conflict, NotFound, UsageError } from "../../domain/Errors.js"
 import {
   fieldText,
@@ -225,9 +225,14 @@ const recordFailureOnce = Effect.fn("ledger.failure")(function* (input: FailureI
  * engine refused on the before-hash, so read again and append again.
  */
 const againWhenStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.retry(effect, { times: STALE_RETRIES, while: (error) => error._tag === "StaleBeforeHash" })
+  Effect.retry(effect, {
+    times: STALE_RETRIES,
+    // Jittered, so writers that collided once do not collide again in step.
+    schedule: Schedule.jittered(Schedule.exponential("20 millis")),
+    while: (error) => error._tag === "StaleBeforeHash"
+  })
 
-const STALE_RETRIES = 4
+const STALE_RETRIES = 8
 
 export const recordFailure = (input: FailureInput) => againWhenStale(recordFailureOnce(input))
 
