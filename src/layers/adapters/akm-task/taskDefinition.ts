@@ -45,7 +45,9 @@ export const readTask = (input: string): TaskDefinition => {
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!
     const line = error.linePos?.[0]?.line
-    findings.push({ check: "invalid-task-yaml", message: `the file is not valid YAML: ${error.message.split("\n")[0]}`, ...(line === undefined ? {} : { line }) })
+    // A stack overflow's position depends on the stack left, so it is reported without one (scans stay deterministic).
+    const why = error.message.includes("Maximum call stack size exceeded") ? "it is nested too deeply to read" : error.message.split("\n")[0]
+    findings.push({ check: "invalid-task-yaml", message: `the file is not valid YAML: ${why}`, ...(line === undefined ? {} : { line }) })
     return { data: undefined, params: [], envKeys: [], findings }
   }
   if (!isMap(doc.contents)) {
