@@ -3,7 +3,7 @@ import { Conflict, UsageError } from "../domain/Errors.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
 import { redactFields } from "../domain/Redaction.js"
-import { BundleFiles } from "../services/BundleFiles.js"
+import { BundleFiles, shareWalks } from "../services/BundleFiles.js"
 import { Redactor } from "../services/Redactor.js"
 import { authorRedacted } from "./proposals/authorRedacted.js"
 import { authoringConflict, proposeAndApply, writeTarget } from "./proposals/direct.js"
@@ -66,29 +66,34 @@ export const remember = Effect.fn("remember")(function* (input: RememberInput) {
   const title = redact(input.title?.trim() || clip(firstSentence(text).replace(/[.!?]$/, ""), TITLE_CHARS))
   const tags = (input.tags ?? []).map((t) => t.trim()).filter((t) => t !== "")
   const slug = headingSlug(title) || "memory"
+  const create = adapter.create
   // Concurrent remembers can pick the same free name; the engine's create check (beforeHash null) lets one win,
   // and the others take the next free name (their attempt stays in the history as failed).
   for (let attempt = 1; ; attempt++) {
-    const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
-    const ctx = files.context(info, walked.files)
-    let conceptId = `memories/${slug}`
-    for (let n = 2; ctx.exists(`${conceptId}.md`); n++) conceptId = `memories/${slug}-${n}`
-    const changes = yield* authorRedacted(adapter.create, {
-      type: "memory",
-      conceptId,
-      title,
-      description: redact(clip(firstSentence(text), DESCRIPTION_CHARS)),
-      body: redact(text.endsWith("\n") ? text : `${text}\n`),
-      ...(tags.length === 0 ? {} : { fields: redactFields({ tags }, redact) })
-    }, ctx).pipe(Effect.mapError(authoringConflict))
-    const made = yield* Effect.either(proposeAndApply({
-      title: `Remember: ${title}`,
-      recipe: "remember",
-      changeClass: "mechanical",
-      changes,
-      evidence: [{ kind: "user", id: "remember", hash: sha256Hex(text) }],
-      bundle,
-      root: info.root
+    // One listing serves choosing the name and evaluating the change; the engine and the index refresh walk afresh.
+    const { changes, made } = yield* shareWalks(Effect.gen(function* () {
+      const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
+      const ctx = files.context(info, walked.files)
+      let conceptId = `memories/${slug}`
+      for (let n = 2; ctx.exists(`${conceptId}.md`); n++) conceptId = `memories/${slug}-${n}`
+      const changes = yield* authorRedacted(create, {
+        type: "memory",
+        conceptId,
+        title,
+        description: redact(clip(firstSentence(text), DESCRIPTION_CHARS)),
+        body: redact(text.endsWith("\n") ? text : `${text}\n`),
+        ...(tags.length === 0 ? {} : { fields: redactFields({ tags }, redact) })
+      }, ctx).pipe(Effect.mapError(authoringConflict))
+      const made = yield* Effect.either(proposeAndApply({
+        title: `Remember: ${title}`,
+        recipe: "remember",
+        changeClass: "mechanical",
+        changes,
+        evidence: [{ kind: "user", id: "remember", hash: sha256Hex(text) }],
+        bundle,
+        root: info.root
+      }))
+      return { changes, made }
     }))
     if (made._tag === "Right") return made.right
     const error = made.left

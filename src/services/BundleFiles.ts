@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect, FiberRef } from "effect"
 import type { BundleInfo, FileMeta, FileUnreadable, ProbeContext, ValidateContext } from "../domain/Adapter.js"
 import type { Diagnostic } from "../domain/Diagnostic.js"
 import type { WorkspaceUnavailable } from "../domain/Errors.js"
@@ -44,3 +44,25 @@ export class BundleFiles extends Context.Tag("akm/BundleFiles")<BundleFiles, {
    */
   readonly hash: (root: string, paths: ReadonlyArray<string>, ctx?: ValidateContext) => Effect.Effect<ContentHash, WorkspaceUnavailable>
 }>() {}
+
+/**
+ * Walks shared within one step of a write (issue 13 item 3): inside
+ * `shareWalks`, a walk of a root with the same options returns the listing
+ * the first one made, so authoring a change and evaluating it look at one
+ * listing instead of walking the tree twice. Never around a write or what
+ * follows one (the engine's check under the lease, the index refresh): those
+ * run `unshared`, which also forgets the shared listings.
+ */
+export const SharedWalks = FiberRef.unsafeMake<Map<string, WalkResult> | undefined>(undefined)
+
+/** The memo key of one walk. */
+export const sharedWalkKey = (root: string, options: WalkOptions): string => `${options.includeHidden ? "h" : "-"}${root}`
+
+/** Runs `self` with walks shared (the outer sharing when there already is one). */
+export const shareWalks = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(SharedWalks), (memo) => (memo !== undefined ? self : Effect.suspend(() => Effect.locally(self, SharedWalks, new Map()))))
+
+/** Runs `self` (which may write) with fresh walks, then forgets the shared listings: the tree may have changed. */
+export const unshared = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(SharedWalks), (memo) =>
+    memo === undefined ? self : Effect.ensuring(Effect.locally(self, SharedWalks, undefined), Effect.sync(() => memo.clear())))

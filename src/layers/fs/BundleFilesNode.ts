@@ -1,7 +1,7 @@
 import { hash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer, Option } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
 import ignore, { type Ignore } from "ignore"
 import { FileUnreadable, type BundleInfo, type FileMeta, type ProbeContext, type ValidateContext } from "../../domain/Adapter.js"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
@@ -9,7 +9,7 @@ import { sha256Hex } from "../../domain/Digest.js"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
-import { BundleFiles, type ContentHash, type WalkOptions, type WalkResult } from "../../services/BundleFiles.js"
+import { BundleFiles, SharedWalks, sharedWalkKey, type ContentHash, type WalkOptions, type WalkResult } from "../../services/BundleFiles.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 
 /** Files above this are never listed or read (spec 03 §1.1). */
@@ -550,7 +550,13 @@ const readContained = (root: string, requested: string): string | FileUnreadable
 export const makeBundleFiles = (maxDepth: Effect.Effect<number> = Effect.succeed(DEFAULT_MAX_DEPTH)): BundleFiles["Type"] =>
   BundleFiles.of({
     walk: (root, options) =>
-      Effect.flatMap(maxDepth, (depth) => Effect.try({ try: () => walkTree(root, options, depth), catch: (cause) => unavailable(root, cause) })),
+      Effect.flatMap(FiberRef.get(SharedWalks), (memo) => {
+        const walked = Effect.flatMap(maxDepth, (depth) => Effect.try({ try: () => walkTree(root, options, depth), catch: (cause) => unavailable(root, cause) }))
+        if (memo === undefined) return walked
+        const key = sharedWalkKey(root, options)
+        const shared = memo.get(key)
+        return shared !== undefined ? Effect.succeed(shared) : Effect.tap(walked, (result) => Effect.sync(() => void memo.set(key, result)))
+      }),
     context: makeContext,
     probeContext: makeProbeContext,
     readText: (root, requested) =>

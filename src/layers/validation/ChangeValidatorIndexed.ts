@@ -109,7 +109,8 @@ const storedReuse = (store: IndexStore["Type"], inputsOf: (bundle: string, index
     }
   }).pipe(Effect.orElseSucceed(() => undefined))
 
-const key = (d: Diagnostic): string => JSON.stringify([d.code, d.path])
+/** Codes are identifiers: no NUL, so code and path cannot run together. */
+const key = (d: Diagnostic): string => `${d.code}\0${d.path}`
 
 /** Findings of `after` beyond those `before` has (same code and path, as many times). */
 const introducedBy = (before: ReadonlyArray<Diagnostic>, after: ReadonlyArray<Diagnostic>): ReadonlyArray<Diagnostic> => {

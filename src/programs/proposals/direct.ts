@@ -7,6 +7,7 @@ import { expandUserPath } from "../../domain/Paths.js"
 import { secretKindOfName } from "../../domain/SecretFiles.js"
 import { autoApplies, autoApplyPolicy, shortId, type ProposalStatus } from "../../domain/Proposal.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
+import { unshared } from "../../services/BundleFiles.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { ValidationFailed } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
@@ -67,7 +68,7 @@ const autoApplyClasses = Effect.gen(function* () {
 export const proposeAndApply = Effect.fn("proposal.direct")(function* (input: ProposeInput & { readonly bundle: string; readonly root: string }) {
   const classes = yield* autoApplyClasses
   // Before a proposal is made: a damaged journal stops the command without leaving one behind.
-  if (autoApplies(input.changeClass, classes)) yield* recoverWrites()
+  if (autoApplies(input.changeClass, classes)) yield* unshared(recoverWrites())
   const { proposal, refs } = yield* propose(input)
   const applies = autoApplies(proposal.changeClass, classes)
   if (applies && proposal.evaluation?.verdict === "fail") {
@@ -77,7 +78,7 @@ export const proposeAndApply = Effect.fn("proposal.direct")(function* (input: Pr
     yield* (yield* ProposalStore).decide(proposal.id, { from: ["pending"], to: "failed", at: yield* now, by: "policy", reason: error.message, outcome: { error: outcomeError(error) } })
     return yield* error
   }
-  const status = applies ? (yield* proposalAccept(proposal.id, { by: "policy" })).status : proposal.status
+  const status = applies ? (yield* unshared(proposalAccept(proposal.id, { by: "policy" }))).status : proposal.status
   const first = proposal.changes[0]!
   return {
     id: proposal.id,

@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { findSection, parse as parseRef } from "../../../domain/Ref.js"
-import { parseFrontmatter } from "../core/Frontmatter.js"
+import { frontmatterKeyLines } from "../core/Frontmatter.js"
 import type { RuleBook } from "../core/RuleBook.js"
 import { projectAkm } from "./project.js"
 import { expandShortRef } from "./refs.js"
@@ -51,7 +51,7 @@ const keyLinesOf = (text: string): Readonly<Record<string, number>> => {
   let lines = keyLinesByText.get(text)
   if (lines === undefined) {
     if (keyLinesByText.size >= 4096) keyLinesByText.clear()
-    lines = parseFrontmatter(text).keyLines
+    lines = frontmatterKeyLines(text)
     keyLinesByText.set(text, lines)
   }
   return lines

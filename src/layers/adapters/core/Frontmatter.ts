@@ -141,6 +141,72 @@ const failsafeStrings = (tokens: ReadonlyArray<CstToken>, yamlText: string, data
  */
 export const parseFrontmatter = (input: string): Frontmatter => readFrontmatter(input, false).frontmatter
 
+/** A top-level key the fast path reads: a plain name that the core schema keeps a string (not true/false/null). */
+const PLAIN_KEY = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/
+const NOT_STRING_KEY = /^(?:true|false|null)$/i
+/** A one-line scalar: plain (no indicator first, no mapping, no comment) or quoted without escapes. */
+const PLAIN_VALUE = /^(?:[\p{L}\p{N}_./(+=^$;<]([\p{L}\p{N} _.,/()+=~^$;<>'"-]|:(?! |$))*|"[^"\\]*"|'[^']*')$/u
+/** A one-line flow sequence of plain words: `[api, limits]`. */
+const FLOW_WORDS = /^\[ *(?:[\p{L}\p{N}_./][\p{L}\p{N}_./ -]*(?:, *[\p{L}\p{N}_./][\p{L}\p{N}_./ -]*)*)?\]$/u
+const OPEN_LIST = "open"
+/** An item of a block sequence under a key: `  - memories/foo`. */
+const SEQ_ITEM = /^( +)- (.*)$/
+
+/**
+ * The top-level key lines of a block so plain that composing it is not
+ * needed: every line a `key: value` with a plain value or a one-line flow
+ * list of words, `key:` followed by an indented `- item` list, a comment or
+ * blank. Undefined for anything else (quotes, block scalars, anchors, nested
+ * maps, duplicate keys…): the caller composes the YAML instead.
+ */
+const plainKeyLines = (yamlText: string): Readonly<Record<string, number>> | undefined => {
+  if (yamlText.includes("\t")) return undefined
+  const keyLines: Record<string, number> = {}
+  const lines = yamlText.split("\n")
+  // The indentation of the `- item` list under the last `key:` with no value ("open": not known yet); undefined: none may follow.
+  let list: string | undefined
+  for (const [index, line] of lines.entries()) {
+    if (line.trim() === "") continue
+    if (line.startsWith(" ")) {
+      const item = SEQ_ITEM.exec(line)
+      if (item === null || list === undefined || (list !== OPEN_LIST && list !== item[1])) return undefined
+      const value = item[2]!.trimEnd()
+      if (!PLAIN_VALUE.test(value) && !FLOW_WORDS.test(value)) return undefined
+      list = item[1]!
+      continue
+    }
+    if (line.startsWith("#")) {
+      // A list may not go on after a comment here (it could in YAML: the slow path decides).
+      list = undefined
+      continue
+    }
+    const key = PLAIN_KEY.exec(line)
+    if (key === null || NOT_STRING_KEY.test(key[1]!) || Object.hasOwn(keyLines, key[1]!)) return undefined
+    const value = (key[2] ?? "").trimEnd()
+    if (value !== "" && !PLAIN_VALUE.test(value) && !FLOW_WORDS.test(value)) return undefined
+    keyLines[key[1]!] = index + 2
+    list = value === "" ? OPEN_LIST : undefined
+  }
+  return Object.keys(keyLines).length === 0 ? undefined : keyLines
+}
+
+/**
+ * parseFrontmatter(input).keyLines, without composing the YAML when the block
+ * is plain (a write's bundle rules ask it of every item with a broken ref, on
+ * every write). The same answer either way.
+ */
+export const frontmatterKeyLines = (input: string): Readonly<Record<string, number>> => {
+  const text = normalizeText(input)
+  if (OPEN.test(text)) {
+    const block = splitBlock(text)
+    if (!("unclosed" in block)) {
+      const plain = plainKeyLines(block.yaml)
+      if (plain !== undefined) return plain
+    }
+  }
+  return parseFrontmatter(input).keyLines
+}
+
 /**
  * parseFrontmatter plus the block read with the failsafe schema, every scalar
  * as written (`version: 1.0` is "1.0"), from the same parse of the YAML;
