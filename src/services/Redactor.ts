@@ -23,6 +23,8 @@ export class Redactor extends Context.Tag("akm/Redactor")<Redactor, {
    * does not see values stored after it was taken.
    */
   readonly snapshot: Effect.Effect<(text: string) => Redacted>
+  /** `snapshot`, also keeping these literal strings (a project's `.ai/config.json` `sensitive.allow`). */
+  readonly snapshotAllowing: (allow: ReadonlyArray<string>) => Effect.Effect<(text: string) => Redacted>
   /**
    * Replaces the digests collected from one source (a bundle name) with those
    * of `values` (values under 8 characters are dropped); returns how many

@@ -105,6 +105,7 @@ export const redactorOn = (filename: string, driver: Effect.Effect<SqlDriver, St
     redact: (text) => Effect.map(load, (options) => redact(text, options)),
     redactCapped: (text, max) => Effect.map(load, (options) => redactCapped(text, max, options)),
     snapshot: Effect.map(load, (options) => (text: string) => redact(text, options)),
+    snapshotAllowing: (extra) => Effect.map(load, (options) => (text: string) => redact(text, { ...options, allow: [...(options.allow ?? []), ...extra] })),
     storeValues: (source, found) =>
       Effect.gen(function* () {
         const distinct = [...new Set(found)].filter((v) => v.length >= MIN_VALUE_LENGTH)

@@ -1,0 +1,5 @@
+export * from "./Codec.js"
+export * from "./Fingerprint.js"
+export * from "./Kinds.js"
+export * from "./Record.js"
+export * from "./ProjectConfig.js"

@@ -1,0 +1,6 @@
+export * from "./list.js"
+export * from "./projectBundle.js"
+export * from "./record.js"
+export * from "./store.js"
+export * from "./verify.js"
+export * from "./write.js"
