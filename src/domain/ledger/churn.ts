@@ -1,3 +1,5 @@
+import { normaliseModule } from "./Fingerprint.js"
+
 /**
  * Churn from the history `ledger mine-git` walks (spec 08 R-LED-4): how often
  * files and recorded modules changed in the window, and the hotspots — a file
@@ -16,8 +18,7 @@ export interface TouchingCommit {
 const DAY = 86_400_000
 
 /** A module as a path prefix: trimmed, lowercased, `\` → `/`, no leading `./` or `/`, no trailing `/`. */
-export const modulePrefix = (module: string): string =>
-  module.trim().toLowerCase().replace(/\\/g, "/").replace(/^(?:\.\/)+/, "").replace(/^\/+/, "").replace(/\/+$/, "")
+export const modulePrefix = (module: string): string => normaliseModule(module).replace(/^(?:\.\/)+/, "").replace(/^\/+/, "")
 
 /** Whether `path` is the module or lies under it (whole segments: `src/db` never covers `src/dbx`). */
 export const isUnderModule = (path: string, module: string): boolean => {

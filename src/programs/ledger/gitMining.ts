@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import * as path from "node:path"
 import { UsageError } from "../../domain/Errors.js"
 import { hotspots, moduleChurn, type Hotspot, type ModuleChurn } from "../../domain/ledger/churn.js"
 import { classifyCommit, subjectOf } from "../../domain/ledger/fixCommit.js"
@@ -31,7 +32,13 @@ export const mineGitHistory = Effect.fn("ledger.mineGitHistory")(function* (dir:
   const since = parseSince(sinceText, now)
   if (since === undefined) return yield* new UsageError({ message: `--since '${sinceText}' is not a span or a date`, hint: "give days or weeks (90d, 12w) or an ISO date (2026-09-01)" })
   const history = yield* (yield* GitHistory).since(dir, since)
-  const fixes: Array<FixCommit> = history.commits.flatMap((commit) => {
+  // Modules are relative to the folder mined, git's paths to the repository's top; in a project
+  // below the top, commits that touch nothing of it are not its history.
+  const below = path.relative(history.root, path.resolve(dir)).split(path.sep).join("/")
+  const commits = below === "" || below.startsWith("..")
+    ? history.commits
+    : history.commits.map((commit) => ({ ...commit, paths: commit.paths.filter((p) => p.startsWith(`${below}/`)).map((p) => p.slice(below.length + 1)) })).filter((commit) => commit.paths.length > 0)
+  const fixes: Array<FixCommit> = commits.flatMap((commit) => {
     const kind = commit.parents > 1 ? undefined : classifyCommit(commit.message)
     return kind === undefined ? [] : [{ sha: commit.sha, time: commit.time, paths: commit.paths, message: commit.message, subject: subjectOf(commit.message), kind }]
   })
@@ -39,9 +46,9 @@ export const mineGitHistory = Effect.fn("ledger.mineGitHistory")(function* (dir:
   return {
     root: history.root,
     since,
-    commits: history.commits.length,
+    commits: commits.length,
     ...matching,
-    churn: moduleChurn(history.commits, records.map((record) => record.module)),
-    hotspots: hotspots(history.commits)
+    churn: moduleChurn(commits, records.map((record) => record.module)),
+    hotspots: hotspots(commits)
   } satisfies GitMining as GitMining
 })
