@@ -10,6 +10,9 @@ import { callerContext, runCommand } from "./run.js"
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
 const SHA = 12
+/** Long lists are cut in text; json, yaml and jsonl carry every entry. */
+const SHOWN = 20
+const more = <A>(list: ReadonlyArray<A>): ReadonlyArray<string> => (list.length > SHOWN ? [`  … and ${list.length - SHOWN} more (--format json lists all)`] : [])
 
 export const importCiView: View<ImportCiResult> = {
   text: (r, s) =>
@@ -30,7 +33,8 @@ export const mineGitView: View<MineGitResult> = {
     }
     if (r.unmatched.length > 0) {
       lines.push("", s.bold(`Not recorded (${r.unmatched.length}): something broke and no failure says what`))
-      for (const c of r.unmatched) lines.push(`  ${c.sha.slice(0, SHA)} ${c.date} ${c.subject}`)
+      for (const c of r.unmatched.slice(0, SHOWN)) lines.push(`  ${c.sha.slice(0, SHA)} ${c.date} ${c.subject}`)
+      lines.push(...more(r.unmatched))
       lines.push(s.dim("  record one with: akm ledger add failure --title … --field module=… --field operation=… --field error_class=…"))
     }
     const churned = r.churn.filter((c) => c.commits > 0)
@@ -41,7 +45,8 @@ export const mineGitView: View<MineGitResult> = {
     if (churned.length < r.churn.length) lines.push(s.dim(`${plural(r.churn.length - churned.length, "recorded module")} unchanged in the period`))
     if (r.hotspots.length > 0) {
       lines.push("", s.bold("Repeated churn (≥ 3 commits within 14 days):"))
-      for (const h of r.hotspots) lines.push(`  ${h.path}: ${plural(h.commits, "commit")} ${h.from}..${h.to}`)
+      for (const h of r.hotspots.slice(0, SHOWN)) lines.push(`  ${h.path}: ${plural(h.commits, "commit")} ${h.from}..${h.to}`)
+      lines.push(...more(r.hotspots))
     }
     if (r.unreadable.length > 0) lines.push("", s.yellow(`${plural(r.unreadable.length, "failure record")} could not be read and took no part (akm ledger verify): ${r.unreadable.join(", ")}`))
     return lines.join("\n")
