@@ -5,12 +5,14 @@ import { bundleCommand } from "./bundle.js"
 import { configCommand } from "./config.js"
 import { createCommand } from "./create.js"
 import { curateCommand } from "./curate.js"
+import { distilCommand } from "./distil.js"
 import { feedbackCommand } from "./feedback.js"
 import { healthCommand } from "./health.js"
 import { importCommand } from "./import.js"
 import { indexCommand } from "./index.js"
 import { infoCommand } from "./info.js"
 import { initCommand } from "./init.js"
+import { ledgerCommand } from "./ledger.js"
 import { lintCommand } from "./lint.js"
 import { proposalCommand } from "./proposal.js"
 import { registryCommand } from "./registry.js"
@@ -42,7 +44,7 @@ export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, proposalCommand, registryCommand, completionsCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand])
 )
 
 tree.current = akmCommand as unknown as Command.Command<"akm", never, unknown, unknown>
