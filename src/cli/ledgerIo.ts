@@ -68,7 +68,7 @@ export const ledgerImportCiCommand = Command.make(
 export const ledgerMineGitCommand = Command.make(
   "mine-git",
   {
-    since: Options.text("since").pipe(Options.withPseudoName("span"), Options.withDescription("how far back: days or weeks (90d, 12w) or an ISO date"), Options.withDefault("90d")),
+    since: Options.text("since").pipe(Options.withPseudoName("span"), Options.withDescription("how far back: days or weeks (90d, 12w) or an ISO date (default: 90d)"), Options.withDefault("90d")),
     bundle: bundleOption,
     ...globalOptions
   },
