@@ -61,6 +61,21 @@ describe("ledger import-ci (spec 08 §2, R-LED-4)", () => {
       expect(socket.fields).toMatchObject({ module: "com.example.billing.QuotaTest", operation: "concurrent update keeps both writes", symptom: "Connection reset by peer" })
     }).pipe(Effect.provide(AkmTest)))
 
+  it.effect("a secret in a failure message (a .env value, a token shape) never reaches the record or the result", () =>
+    Effect.gen(function* () {
+      const root = yield* project
+      fs.writeFileSync(path.join(root, ".env"), "DB_PASSWORD=Pl4nted-S3cret-Value\n")
+      const report = path.join(folder(), "secret.xml")
+      const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+      fs.writeFileSync(report, `<testsuite timestamp="2026-11-30T10:00:00Z"><testcase classname="src/db" name="connect with Pl4nted-S3cret-Value"><failure type="AuthError" message="login failed for Pl4nted-S3cret-Value with ${token}"/></testcase></testsuite>`)
+      const result = yield* importCi({ file: report, bundle: "app", ...caller })
+      expect(JSON.stringify(result)).not.toContain("Pl4nted-S3cret-Value")
+      const written = fs.readdirSync(path.join(root, ".ai/ledger/failure")).map((name) => fs.readFileSync(path.join(root, ".ai/ledger/failure", name), "utf8")).join("\n")
+      expect(written).toContain("AuthError")
+      expect(written).not.toContain("Pl4nted-S3cret-Value")
+      expect(written).not.toContain(token)
+    }).pipe(Effect.provide(AkmTest)))
+
   it.effect("the TSV form imports every row; a bad file (not XML, bad TSV row, too big) writes nothing", () =>
     Effect.gen(function* () {
       const root = yield* project

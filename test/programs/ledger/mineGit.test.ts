@@ -54,6 +54,18 @@ describe("ledger mine-git (spec 08 R-LED-4)", () => {
       expect(again.matched[0]!.records[0]).toMatchObject({ added: false, occurrences: 2 })
     }).pipe(Effect.provide(AkmTest)))
 
+  it.effect("a secret in a commit subject is redacted in the result and in the occurrence note", () =>
+    Effect.gen(function* () {
+      const repo = yield* project
+      const token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB"
+      repo.commit("2026-11-27T09:00:00Z", `fix(api): stop logging ${token}`, { "src/api/users.ts": "3" })
+      const api = yield* recordFailureOccurrence({ bundle: "app", fields: { module: "src/api", operation: "list users", error_class: "Http500" }, source: "ci", date: "2026-11-26" })
+      const result = yield* mineGit({ bundle: "app", cwd: repo.dir })
+      expect(JSON.stringify(result)).not.toContain(token)
+      expect(result.matched.map((m) => m.subject)).toContain("fix(api): stop logging [redacted:github-token]")
+      expect(fs.readFileSync(path.join(repo.dir, ".ai/ledger/failure", `${api.id}.md`), "utf8")).not.toContain(token)
+    }).pipe(Effect.provide(AkmTest)))
+
   it.effect("a shallow history or a bad --since writes nothing", () =>
     Effect.gen(function* () {
       const repo = yield* project
