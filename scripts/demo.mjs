@@ -30,8 +30,26 @@ const steps = [
   { say: "One item at outline level: its card, headings with their #slugs, links, and what to run next", args: ["show", "notes//engineering/http-caching", "--level", "outline"] },
   { say: "A team's git repository (made here from the example notes): akm pins a commit and reads its tree into the cache, never touching the repository", args: ["bundle", "add", "GIT_URL", "--name", "team"], before: () => makeTeamRepo() },
   { say: "A new commit upstream: update moves the pin and reindexes; a failed update would keep the last good revision", args: ["bundle", "update", "team"], before: () => commitToTeamRepo() },
-  { say: "The new page is searchable under the bundle's own refs", args: ["search", "on-call handover", "--bundle", "team"] }
+  { say: "The new page is searchable under the bundle's own refs", args: ["search", "on-call handover", "--bundle", "team"] },
+  { say: "A code repository (a temporary git repo made from examples/project): set up its knowledge as a project bundle", args: ["init", "project", "--dir", "PROJECT_DIR"], before: () => makeProjectRepo() },
+  { say: "An agent hits a failure and records it once, the symptom as first seen", args: ["ledger", "add", "failure", "--bundle", "shop", "--title", "Migration lock timeout", ...demoFailure(17, "LockTimeout: migrate src/db/migrations/0042.sql:17 waited 5000ms for the orders table lock", "2026-08-14")] },
+  { say: "The same failure twelve days later (another line, other times): the same fingerprint, so one record with a second occurrence", args: ["ledger", "add", "failure", "--bundle", "shop", ...demoFailure(93, "LockTimeout: migrate src/db/migrations/0042.sql:93 waited 12.5s for the orders table lock", "2026-08-26")] },
+  { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] }
 ]
+
+/** The fields of the demo's failure (spec 08 §2): the fingerprint comes from module, operation and error_class. */
+function demoFailure(line, symptom, date) {
+  return [
+    "--field", "module=src/db",
+    "--field", `operation=migrate src/db/migrations/0042.sql:${line}`,
+    "--field", "error_class=LockTimeout",
+    "--field", `symptom=${symptom}`,
+    "--field", "trigger=npm run migrate while the nightly report holds a long transaction on orders",
+    "--field", "root_cause=ALTER TABLE waits for an ACCESS EXCLUSIVE lock behind a long-running read transaction",
+    "--field", "fix=run migrations with SET lock_timeout = '3s' and retry with backoff",
+    "--date", date
+  ]
+}
 
 const repo = fileURLToPath(new URL("..", import.meta.url))
 const keep = process.argv.includes("--keep")
@@ -64,8 +82,17 @@ const commitToTeamRepo = () => {
   git("commit", "-q", "-m", "add the on-call handover guide")
 }
 
+const projectRepo = join(workspace, "shop")
+const makeProjectRepo = () => {
+  cpSync(join(repo, "examples", "project"), projectRepo, { recursive: true })
+  const inProject = (...args) => execFileSync("git", ["-c", "user.name=akm demo", "-c", "user.email=demo@example.invalid", "-c", "init.defaultBranch=main", ...args], { cwd: projectRepo, stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } })
+  inProject("init", "-q")
+  inProject("add", "-A")
+  inProject("commit", "-q", "-m", "shop")
+}
+
 const argsFor = (step) => {
-  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a))
+  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a === "PROJECT_DIR" ? projectRepo : a))
   return step.plain === true || args.includes("--format") ? args : [...args, "--format", "text"]
 }
 

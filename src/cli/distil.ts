@@ -58,5 +58,5 @@ export const distilCommand = Command.make(
     if (Option.isNone(o.id) || Option.isNone(o.as) || Option.isNone(o.note)) return runCommand(o, Effect.fail(decideUsage("decide needs the failure's id, --as and --note")), decideView)
     return runCommand(o, distilDecide({ id: o.id.value, as: o.as.value, note: o.note.value, cost: Option.getOrUndefined(o.cost), bundle }), decideView)
   }
-).pipe(Command.withDescription("Failures seen twice, each with a drafted rule, skill or neither; `decide` records the choice. Example: akm distil decide lock-timeout-3f9a0c71e2b5 --as rule --note \"cheap to enforce\""))
+).pipe(Command.withDescription("Turn failures seen twice into a rule, a skill or neither: each comes with a drafted rule, and `decide` records the choice. Example: akm distil decide lock-timeout-3f9a0c71e2b5 --as rule --note \"cheap to enforce\""))
 

@@ -6,6 +6,7 @@ import { actionOf, shortId } from "../domain/Proposal.js"
 import { ProposalStore } from "../services/ProposalStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/show.js"
+import { verifyProject } from "./ledger/verify.js"
 import { proposeAndApply } from "./proposals/direct.js"
 import { recoverWrites } from "./proposals/recover.js"
 import { resolveBundle, scanWith } from "./scan.js"
@@ -159,6 +160,13 @@ const sumCounts = (all: ReadonlyArray<Counts>): Counts =>
  * one proposal that is accepted in the same step when policy allows, then the
  * bundle is scanned again so the report shows what remains.
  */
+/** Ledger findings across records (spec 08 §2): the adapter reports each file on its own, these need the whole ledger. */
+const CROSS_RECORD = new Set(["duplicate-ledger-id", "duplicate-fingerprint", "fingerprint-mismatch"])
+
+const ledgerDiagnostics = (name: string, root: string) =>
+  Effect.map(Effect.orElseSucceed(verifyProject({ name, root }), () => undefined), (result): ReadonlyArray<Diagnostic> =>
+    (result?.findings ?? []).filter((f) => CROSS_RECORD.has(f.code)).map((f) => ({ code: f.code, severity: f.severity, path: f.path, line: f.line, message: f.message })))
+
 export const lint = Effect.fn("lint")(function* (input: LintInput) {
   const workspace = yield* WorkspaceConfig
   const config = yield* workspace.read
@@ -239,7 +247,8 @@ export const lint = Effect.fn("lint")(function* (input: LintInput) {
         }
       }
     }
-    const diagnostics = input.strict ? applyStrict(adapter, scan.diagnostics) : scan.diagnostics
+    const own = input.strict ? applyStrict(adapter, scan.diagnostics) : scan.diagnostics
+    const diagnostics = adapter.id === "project" ? [...own, ...(yield* ledgerDiagnostics(info.name, info.root))].sort(compareDiagnostics) : own
     bundles.push({
       bundle: name,
       adapter: adapter.id,

@@ -94,6 +94,93 @@ const occurrencesOf = (value: unknown, line: number): Either.Either<ReadonlyArra
 const stringList = (value: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(value) ? value.map((v) => asText(v)).filter((v): v is string => v !== undefined) : undefined
 
+/** Where a record's parts are: the YAML text, where the body starts, and each `## ` section. */
+interface Layout {
+  readonly yaml: string
+  readonly bodyStart: number
+  readonly sections: ReadonlyArray<{
+    readonly heading: string
+    /** Offset of the heading line; of its body; of the next section (or the end). */
+    readonly start: number
+    readonly bodyStart: number
+    readonly end: number
+    readonly line: number
+    /** Set when the body is exactly one bullet list of one-line items. */
+    readonly list?: ReadonlyArray<string>
+  }>
+}
+
+const headingText = (line: string): string => line.replace(/^ {0,3}#+\s*/, "").replace(/\s+#+\s*$/, "").replace(/^#+$/, "").trim()
+
+/** The fidelity path: remark's mdast (code fences, indented code, HTML, block quotes and setext headings all handled). */
+const mdastLayout = (text: string): Layout | undefined => {
+  const tree: Root = parser.parse(text)
+  const yamlNode = tree.children[0]?.type === "yaml" ? tree.children[0] : undefined
+  if (yamlNode === undefined) return undefined
+  const headings = tree.children
+    .map((node, index) => ({ node, index }))
+    .filter((h): h is { node: Heading; index: number } => h.node.type === "heading" && h.node.depth === 2)
+  return {
+    yaml: yamlNode.value,
+    bodyStart: yamlNode.position?.end.offset ?? 0,
+    sections: headings.map((h, i) => {
+      const start = h.node.position!.start.offset!
+      const bodyStart = h.node.position!.end.offset!
+      const between = tree.children.slice(h.index + 1, headings[i + 1]?.index ?? tree.children.length)
+      const list = between.length === 1 && between[0]!.type === "list" ? listItems(between[0] as List, text) : undefined
+      return {
+        heading: headingText(text.slice(start, bodyStart).split("\n")[0]!),
+        start,
+        bodyStart,
+        end: headings[i + 1]?.node.position?.start.offset ?? text.length,
+        line: h.node.position!.start.line,
+        ...(list === undefined ? {} : { list })
+      }
+    })
+  }
+}
+
+/**
+ * Lines that make a line scan disagree with mdast: fences, indented code,
+ * HTML, block quotes, setext underlines, tables, and list items that are not
+ * plain `- ` bullets. Records akm writes have none of them (bodies are escaped
+ * on write), so the common case skips the mdast parse: 1,000 records are read
+ * on every `ledger list`, `verify` and `distil`.
+ */
+const UNSAFE_LINE = /^(?: {4}|\t| {0,3}(?:```|~~~|<|>|=+\s*$|-{2,}\s*$|\*|\+|\d+[.)]|\|))|^ {1,3}-/
+
+const fastLayout = (text: string): Layout | undefined => {
+  if (!text.startsWith("---\n")) return undefined
+  const close = /\n---[ \t]*(?:\n|$)/.exec(text.slice(3))
+  if (close === null) return undefined
+  const yamlEnd = 3 + close.index + 1
+  const yaml = text.slice(4, yamlEnd)
+  const bodyStart = Math.min(text.length, yamlEnd + close[0].length - 1)
+  const body = text.slice(bodyStart)
+  const lines = body.split("\n")
+  const sections: Array<{ heading: string; start: number; bodyStart: number; end: number; line: number; list?: ReadonlyArray<string> }> = []
+  const firstLine = text.slice(0, bodyStart).split("\n").length
+  let offset = bodyStart
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!
+    if (UNSAFE_LINE.test(line)) return undefined
+    if (/^ {0,3}##(?:[ \t]|$)/.test(line)) {
+      const last = sections[sections.length - 1]
+      if (last !== undefined) last.end = offset
+      sections.push({ heading: headingText(line), start: offset, bodyStart: offset + line.length, end: text.length, line: firstLine + i })
+    }
+    offset += line.length + 1
+  }
+  for (const section of sections) {
+    const inner = text.slice(section.bodyStart, section.end).split("\n").map((l) => l.trim()).filter((l) => l !== "")
+    if (inner.length > 0 && inner.every((l) => /^- /.test(l))) section.list = inner.map((l) => unescapeBody(l.slice(2).trim()))
+  }
+  return { yaml, bodyStart, sections }
+}
+
+/** For tests: the two layouts of a text (the fast one undefined when the text needs mdast). */
+export const layoutsOf = (text: string) => ({ fast: fastLayout(text), mdast: mdastLayout(text) })
+
 export interface ParseOptions {
   /** The kind and id the record's path implies (`.ai/ledger/<kind>/<id>.md`): they must agree. */
   readonly expect?: { readonly kind: string; readonly id: string }
@@ -105,15 +192,14 @@ export interface ParseOptions {
  */
 export const parseRecord = (input: string, options: ParseOptions = {}): Either.Either<LedgerRecord, LedgerProblem> => {
   const text = input.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n")
-  const tree: Root = parser.parse(text)
-  const yamlNode = tree.children[0]?.type === "yaml" ? tree.children[0] : undefined
-  if (yamlNode === undefined) return Either.left({ code: "invalid-ledger-record", message: "a ledger record starts with YAML frontmatter (kind, id, title …) between --- lines", line: 1 })
+  const layout = fastLayout(text) ?? mdastLayout(text)
+  if (layout === undefined) return Either.left({ code: "invalid-ledger-record", message: "a ledger record starts with YAML frontmatter (kind, id, title …) between --- lines", line: 1 })
   const counter = new LineCounter()
-  const doc = parseDocument(yamlNode.value, { lineCounter: counter, prettyErrors: false, uniqueKeys: true })
+  const doc = parseDocument(layout.yaml, { lineCounter: counter, prettyErrors: false, uniqueKeys: true })
   // Frontmatter line n is file line n + 1 (the opening ---).
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!
-    return Either.left({ code: "invalid-yaml", message: `the frontmatter is not valid YAML: ${error.message.split("\n")[0]}`, line: counter.linePos(error.pos[0]).line + 1 })
+    return Either.left({ code: "invalid-yaml", message: `the frontmatter is not valid YAML: ${error.message.split("\n")[0]}`, line: counter.linePos(Math.min(error.pos[0], Math.max(0, layout.yaml.trimEnd().length - 1))).line + 1 })
   }
   if (!isMap(doc.contents)) return Either.left({ code: "invalid-ledger-record", message: "the frontmatter must be a mapping of keys (kind, id, title …)", line: 2 })
   const keyLine = (key: string): number => {
@@ -136,28 +222,19 @@ export const parseRecord = (input: string, options: ParseOptions = {}): Either.E
   if (data["sources"] !== undefined && !Array.isArray(data["sources"])) return problem("invalid-ledger-record", "`sources` must be a list", keyLine("sources"))
   if (data["discriminators"] !== undefined && !Array.isArray(data["discriminators"])) return problem("invalid-ledger-record", "`discriminators` must be a list", keyLine("discriminators"))
 
-  // Sections: every depth-2 heading up to the next one.
-  const headings = tree.children
-    .map((node, index) => ({ node, index }))
-    .filter((h): h is { node: Heading; index: number } => h.node.type === "heading" && h.node.depth === 2)
-  const bodyStart = yamlNode.position?.end.offset ?? 0
-  const firstHeading = headings[0]?.node.position?.start.offset ?? text.length
+  const bodyStart = layout.bodyStart
+  const firstHeading = layout.sections[0]?.start ?? text.length
   const preamble = text.slice(bodyStart, firstHeading).trim()
   const fields: Record<string, FieldValue> = {}
   const written: Record<string, string> = {}
   const fieldLines: Record<string, number> = {}
-  headings.forEach((h, i) => {
-    const start = h.node.position!.end.offset!
-    const end = headings[i + 1]?.node.position?.start.offset ?? text.length
-    const headingText = text.slice(h.node.position!.start.offset!, start).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "")
-    const key = fieldKey(headingText)
-    if (key === "" || Object.hasOwn(fields, key)) return
-    const between = tree.children.slice(h.index + 1, headings[i + 1]?.index ?? tree.children.length)
-    const list = between.length === 1 && between[0]!.type === "list" ? listItems(between[0] as List, text) : undefined
-    fields[key] = list ?? unescapeBody(text.slice(start, end).trim())
-    if (headingText !== headingOf(key)) written[key] = headingText
-    fieldLines[key] = h.node.position!.start.line
-  })
+  for (const section of layout.sections) {
+    const key = fieldKey(section.heading)
+    if (key === "" || Object.hasOwn(fields, key)) continue
+    fields[key] = section.list ?? unescapeBody(text.slice(section.bodyStart, section.end).trim())
+    if (section.heading !== headingOf(key)) written[key] = section.heading
+    fieldLines[key] = section.line
+  }
   const meta = Object.fromEntries(Object.entries(data).filter(([key]) => !KNOWN_KEYS.has(key)))
   const record: LedgerRecord = {
     id,

@@ -36,3 +36,7 @@ export const headingOf = (field: string): string => {
 
 /** A field key as given on the command line: letters, digits and `_` (`root-cause` is `root_cause`). */
 export const validFieldKey = (key: string): boolean => /^[a-z][a-z0-9_]*$/.test(fieldKey(key)) && fieldKey(key) === key.trim().toLowerCase().replace(/-/g, "_")
+
+/** A record id from a title: lowercase ASCII letters and digits joined by `-`, at most 60 characters. */
+export const idSlug = (title: string): string =>
+  title.normalize("NFKD").toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/, "") || "record"

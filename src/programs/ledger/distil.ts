@@ -89,7 +89,7 @@ export const draftFor = (record: LedgerRecord, ruleNumber: string): DistilDraft 
   const symptom = oneLine(fieldText(record, "symptom") ?? "")
   const glob = scopeGlob(module)
   const dates = occurrenceDates(record)
-  const enforcement = `A CI check on every change under \`${glob}\`: run \`${trigger}\` and fail the build when it reports \`${errorClass}\`.`
+  const enforcement = `A CI check on every change under \`${glob}\` that reproduces the trigger (${trigger}) and fails the build when \`${errorClass}\` appears.`
   const test = `A regression test for \`${operation}\` in \`${normaliseModule(module)}\` that reproduces the trigger (${trigger}) and asserts it completes without \`${errorClass}\`; it would have failed on ${joinDates(dates)}.`
   const slug = slugOf(`${errorClass} ${normaliseModule(module).split("/").pop() ?? ""}`)
   const title = `Prevent ${errorClass} in ${normaliseModule(module)}`
@@ -135,7 +135,7 @@ export const draftFor = (record: LedgerRecord, ruleNumber: string): DistilDraft 
     `1. Confirm the symptom: ${symptom === "" ? errorClass : symptom}`,
     `2. Check the known root cause: ${oneLine(rootCause)}`,
     `3. Apply the fix: ${fix}`,
-    `4. Verify: run \`${trigger}\` again; it completes without \`${errorClass}\`.`,
+    `4. Verify: reproduce the trigger (${trigger}) again; it completes without \`${errorClass}\`.`,
     "",
     `Recorded as failure/${record.id}.`,
     ""

@@ -10,7 +10,7 @@ import {
   peekFingerprint,
   recordPath,
   requiredFields,
-  slugOf,
+  idSlug,
   withOccurrence,
   type FieldValue,
   type LedgerRecord,
@@ -263,7 +263,7 @@ export const createRecord = (
   Effect.gen(function* () {
     const title = redact(draft.title)
     const taken = new Set((yield* readLedgerFiles(target.root, [draft.kind])).map((f) => f.id))
-    const base = draft.id ?? slugOf(title)
+    const base = draft.id ?? idSlug(title)
     let id = base
     for (let n = 2; taken.has(id); n++) id = `${base}-${n}`
     const ordered: Record<string, FieldValue> = {}

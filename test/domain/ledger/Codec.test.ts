@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { parseRecord, peekFingerprint, serializeRecord, type LedgerRecord } from "../../../src/domain/ledger/index.js"
+import { layoutsOf, parseRecord, peekFingerprint, serializeRecord, type LedgerRecord } from "../../../src/domain/ledger/index.js"
 
 // Spec 08 §2: markdown ledger records, parsed with yaml and mdast.
 
@@ -67,5 +67,30 @@ describe("ledger record codec", () => {
     expect(Either.isLeft(parseRecord("# no frontmatter\n"))).toBe(true)
     const occ = parseRecord("---\nkind: surprise\nid: s\ntitle: t\noccurrences:\n  - date: yesterday\n---\n")
     expect(Either.isLeft(occ) && occ.left).toMatchObject({ code: "invalid-ledger-record", line: 5 })
+  })
+})
+
+describe("the line scan agrees with mdast", () => {
+  const samples = [
+    serializeRecord(failure),
+    serializeRecord({ ...failure, fields: { ...failure.fields, alternatives: ["a", "b"] } }),
+    "---\nkind: decision\nid: d1\ntitle: Pick\n---\n\nlead\n\n## What\n\nUse X\n\n## Alternatives\n\n- Y\n\n- Z\n\n## Why ##\n\nfast\n\n##\n\n## Cost accepted\n\nnone\n",
+    "---\nkind: surprise\nid: s\ntitle: t\n---\n## Behavior\n- a\nlazy line\n## Why\n\nb\n"
+  ]
+  it.each(samples.map((s, i) => [i, s] as const))("sample %i: same sections, same record", (_, text) => {
+    const { fast, mdast } = layoutsOf(text)
+    expect(fast).toBeDefined()
+    const view = (l: typeof fast) => l?.sections.map((s) => ({ heading: s.heading, line: s.line, list: s.list, body: text.slice(s.bodyStart, s.end).trim() }))
+    expect(view(fast)).toEqual(view(mdast))
+    expect(fast?.yaml.trim()).toBe(mdast?.yaml.trim())
+  })
+
+  it("falls back to mdast where a line scan could be wrong", () => {
+    const fenced = "---\nkind: x\nid: a\ntitle: t\n---\n\n## A\n\n```\n## not a field\n```\n\n## B\n\nb\n"
+    expect(layoutsOf(fenced).fast).toBeUndefined()
+    const record = right(parseRecord(fenced))
+    expect(Object.keys(record.fields)).toEqual(["a", "b"])
+    const setext = "---\nkind: x\nid: a\ntitle: t\n---\n\n## A\n\ntext\n---\n"
+    expect(layoutsOf(setext).fast).toBeUndefined()
   })
 })
