@@ -65,6 +65,14 @@ describe("JUnit reports → failure observations (spec 08 §2, ledger import-ci)
     expect(message).toContain("6000 more characters")
   })
 
+  it("nested entity definitions (a billion-laughs report) do not expand into a huge message", () => {
+    const entities = ['<!ENTITY a0 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx">', ...Array.from({ length: 11 }, (_, i) => `<!ENTITY a${i + 1} "${`&a${i};`.repeat(10)}">`)]
+    const xml = `<?xml version="1.0"?><!DOCTYPE t [${entities.join("")}]><testsuite><testcase classname="m" name="t"><failure type="E" message="&a11;"/></testcase></testsuite>`
+    const result = parseJunit(xml, "bomb.xml", "2026-12-01")
+    if (result._tag === "Parsed") expect(result.observations.every((o) => o.message.length <= 4100)).toBe(true)
+    else expect(result._tag).toBe("NotXml")
+  })
+
   it("a file that is not XML, or cut short, is reported with its line and column; XML of another kind names its root", () => {
     expect(parseJunit(fixture("not-xml.xml"), "not-xml.xml", "2026-12-01")).toMatchObject({ _tag: "NotXml", problem: { line: 1, column: 1 } })
     expect(parseJunit(fixture("broken.xml"), "broken.xml", "2026-12-01")).toMatchObject({ _tag: "NotXml", problem: { line: 5, message: expect.stringContaining("failure") } })
