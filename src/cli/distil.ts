@@ -7,7 +7,7 @@ import { shortId } from "../domain/Proposal.js"
 import { distil, distilDecide, DISTIL_CHOICES, type DecideResult, type DistilResult } from "../programs/ledger/distil.js"
 import { globalOptions } from "./options.js"
 import type { View } from "./render.js"
-import { runCommand } from "./run.js"
+import { callerContext, runCommand } from "./run.js"
 
 const distilText: View<DistilResult>["text"] = (r, s) =>
   r.items.length === 0
@@ -53,10 +53,10 @@ export const distilCommand = Command.make(
     const bundle = Option.getOrUndefined(o.bundle)
     if (Option.isNone(o.action)) {
       const stray = Option.isSome(o.as) || Option.isSome(o.note) || Option.isSome(o.cost) || Option.isSome(o.id)
-      return runCommand(o, stray ? Effect.fail(decideUsage("--as, --note, --cost and an id belong to `akm distil decide`")) : distil({ bundle }), distilView)
+      return runCommand(o, stray ? Effect.fail(decideUsage("--as, --note, --cost and an id belong to `akm distil decide`")) : distil({ bundle, cwd: callerContext().cwd }), distilView)
     }
     if (Option.isNone(o.id) || Option.isNone(o.as) || Option.isNone(o.note)) return runCommand(o, Effect.fail(decideUsage("decide needs the failure's id, --as and --note")), decideView)
-    return runCommand(o, distilDecide({ id: o.id.value, as: o.as.value, note: o.note.value, cost: Option.getOrUndefined(o.cost), bundle }), decideView)
+    return runCommand(o, distilDecide({ id: o.id.value, as: o.as.value, note: o.note.value, cost: Option.getOrUndefined(o.cost), bundle, cwd: callerContext().cwd }), decideView)
   }
 ).pipe(Command.withDescription("Turn failures seen twice into a rule, a skill or neither: each comes with a drafted rule, and `decide` records the choice. Example: akm distil decide lock-timeout-3f9a0c71e2b5 --as rule --note \"cheap to enforce\""))
 

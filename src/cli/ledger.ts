@@ -11,7 +11,7 @@ import { verifyLedger, type LedgerVerifyResult } from "../programs/ledger/verify
 import { ledgerImportCiCommand, ledgerMineGitCommand } from "./ledgerIo.js"
 import { globalOptions } from "./options.js"
 import { table, type View } from "./render.js"
-import { runCommand } from "./run.js"
+import { callerContext, runCommand } from "./run.js"
 
 const bundle = Options.text("bundle").pipe(Options.withDescription("the project bundle (default: the one around the current folder, else the only one)"), Options.optional)
 const source = Options.choice("source", OCCURRENCE_SOURCES).pipe(Options.withDescription("who saw it: self-report (default), git or ci"), Options.optional)
@@ -56,7 +56,7 @@ const addCommand = Command.make(
     runCommand(
       o,
       Effect.flatMap(fieldsOf(o.field), (fields) =>
-        addRecord({ kind: o.kind, title: Option.getOrUndefined(o.title), fields, source: Option.getOrUndefined(o.source), date: Option.getOrUndefined(o.date), note: Option.getOrUndefined(o.note), bundle: Option.getOrUndefined(o.bundle) })),
+        addRecord({ kind: o.kind, title: Option.getOrUndefined(o.title), fields, source: Option.getOrUndefined(o.source), date: Option.getOrUndefined(o.date), note: Option.getOrUndefined(o.note), bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd })),
       writeView
     )
 ).pipe(Command.withDescription("Record a failure, question, decision, surprise, requirement or drift; a failure seen before gets one more occurrence. Example: akm ledger add failure --title \"Migration lock timeout\" --field module=src/db --field operation=\"migrate src/db/0042.sql:17\" --field error_class=LockTimeout --field symptom=\"…\" --field trigger=\"npm run migrate\" --field root_cause=\"…\" --field fix=\"…\""))
@@ -67,7 +67,7 @@ const occurredCommand = Command.make(
   (o) =>
     runCommand(
       o,
-      recordOccurred({ id: o.id, note: Option.getOrUndefined(o.note), source: Option.getOrUndefined(o.source), date: Option.getOrUndefined(o.date), bundle: Option.getOrUndefined(o.bundle) }),
+      recordOccurred({ id: o.id, note: Option.getOrUndefined(o.note), source: Option.getOrUndefined(o.source), date: Option.getOrUndefined(o.date), bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd }),
       writeView
     )
 ).pipe(Command.withDescription("Record one more sighting of a record; the same sighting twice counts once. Example: akm ledger occurred lock-timeout-3f9a0c71e2b5 --note \"again on CI\" --source ci"))
@@ -94,7 +94,7 @@ const listCommand = Command.make(
     bundle,
     ...globalOptions
   },
-  (o) => runCommand(o, listLedger({ kind: Option.getOrUndefined(o.kind), recurring: o.recurring, bundle: Option.getOrUndefined(o.bundle) }), listView)
+  (o) => runCommand(o, listLedger({ kind: Option.getOrUndefined(o.kind), recurring: o.recurring, bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd }), listView)
 ).pipe(Command.withDescription("List the project's ledger records, most sightings first. Example: akm ledger list --kind failure --recurring"))
 
 type Shown = Effect.Effect.Success<ReturnType<typeof showLedgerRecord>>
@@ -102,7 +102,7 @@ type Shown = Effect.Effect.Success<ReturnType<typeof showLedgerRecord>>
 const showCommand = Command.make(
   "show",
   { id, bundle, ...globalOptions },
-  (o) => runCommand(o, showLedgerRecord({ id: o.id, bundle: Option.getOrUndefined(o.bundle) }), { text: (r: Shown, s) => [s.dim(r.path), "", r.text.trimEnd()].join("\n") } satisfies View<Shown>)
+  (o) => runCommand(o, showLedgerRecord({ id: o.id, bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd }), { text: (r: Shown, s) => [s.dim(r.path), "", r.text.trimEnd()].join("\n") } satisfies View<Shown>)
 ).pipe(Command.withDescription("Print one ledger record. Example: akm ledger show failure/lock-timeout-3f9a0c71e2b5"))
 
 export const verifyView: View<LedgerVerifyResult> = {
@@ -119,7 +119,7 @@ export const verifyView: View<LedgerVerifyResult> = {
 const verifyCommand = Command.make(
   "verify",
   { bundle, ...globalOptions },
-  (o) => runCommand(o, verifyLedger({ bundle: Option.getOrUndefined(o.bundle) }), verifyView, (r) => (r.ok ? 0 : 1))
+  (o) => runCommand(o, verifyLedger({ bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd }), verifyView, (r) => (r.ok ? 0 : 1))
 ).pipe(Command.withDescription("Check every ledger record: YAML, required fields, duplicate ids and fingerprints; exits 1 on a problem. Example: akm ledger verify"))
 
 const splitCommand = Command.make(
@@ -130,7 +130,7 @@ const splitCommand = Command.make(
     bundle,
     ...globalOptions
   },
-  (o) => runCommand(o, splitRecord({ id: o.id, discriminator: o.discriminator, bundle: Option.getOrUndefined(o.bundle) }), writeView)
+  (o) => runCommand(o, splitRecord({ id: o.id, discriminator: o.discriminator, bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd }), writeView)
 ).pipe(Command.withDescription("Split a failure on collision: later failures with its fingerprint that contain the discriminator get a record of their own. Example: akm ledger split lock-timeout-3f9a0c71e2b5 --discriminator \"read replica\""))
 
 export const ledgerCommand = Command.make("ledger").pipe(

@@ -4,6 +4,7 @@ import type { ValidateContext } from "../../src/domain/Adapter.js"
 import { redact, redactFields, trustedText, type Redacted, type RedactedFields } from "../../src/domain/Redaction.js"
 import { redactReport } from "../../src/cli/exitCodes.js"
 import { renderError, styleFor } from "../../src/cli/render.js"
+import { recordChange, writeLedger } from "../../src/programs/ledger/write.js"
 import { authorRedacted, type RedactedCreateRequest } from "../../src/programs/proposals/authorRedacted.js"
 import type { LogStore } from "../../src/services/LogStore.js"
 import type { StateStore } from "../../src/services/StateStore.js"
@@ -26,7 +27,15 @@ const fields = redactFields({ source: raw }, (t) => redact(t))
 const style = styleFor(false, {})
 const report = { exit: 1, code: "not_found", message: raw, hint: raw }
 
+const project = { name: "shop", root: "/repo" }
+
 export const typeChecks = [
+  // Ledger records (spec 08 §2.1): the file text and the proposal title.
+  () => recordChange(project, ".ai/ledger/failure/x.md", null, clean),
+  // @ts-expect-error raw record text
+  () => recordChange(project, ".ai/ledger/failure/x.md", null, raw),
+  // @ts-expect-error raw proposal title
+  () => writeLedger(project, raw, []),
   () => {
     // @ts-expect-error a plain string is not Redacted
     const text: Redacted = raw

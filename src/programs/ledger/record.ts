@@ -134,7 +134,7 @@ export interface FailureInput {
  * creates a failure record, after searching for "possibly the same" ones.
  * Everything written passes the redactor first.
  */
-export const recordFailure = Effect.fn("ledger.failure")(function* (input: FailureInput) {
+const recordFailureOnce = Effect.fn("ledger.failure")(function* (input: FailureInput) {
   const target = yield* resolveProjectBundle(input)
   const date = yield* checkDate(input.date)
   const given = normaliseFields(input.fields)
@@ -189,8 +189,11 @@ export const recordFailure = Effect.fn("ledger.failure")(function* (input: Failu
   for (const key of requiredFields("failure")) ordered[key] = complete[key]!
   for (const [key, value] of Object.entries(complete)) if (!(key in ordered)) ordered[key] = value
   const title = redact(input.title?.trim() || `${fpFields.error_class} in ${fpFields.module}`)
+  // The id is the fingerprint, unless a hand-made file already has that name.
+  let id = fp
+  for (let n = 2; files.some((f) => f.id === id); n++) id = `${fp}-${n}`
   const record: LedgerRecord = {
-    id: fp,
+    id,
     kind: "failure",
     title,
     fingerprint: fp,
@@ -199,13 +202,13 @@ export const recordFailure = Effect.fn("ledger.failure")(function* (input: Failu
     sources: [input.source],
     ...(splitFrom === undefined ? {} : { meta: { split_of: splitFrom.id, discriminator: splitFrom.discriminator } })
   }
-  const candidates = yield* candidatesFor(target, fields, fp)
-  const path = recordPath("failure", fp)
+  const candidates = yield* candidatesFor(target, fields, id)
+  const path = recordPath("failure", id)
   const made = yield* writeLedger(target, redact(`Ledger: ${title}`), [recordChange(target, path, null, renderRedacted(record, redact))])
   return {
     bundle: target.name,
     kind: "failure",
-    id: fp,
+    id,
     path: `${target.root}/${path}`,
     fingerprint: fp,
     created: true,
@@ -216,6 +219,17 @@ export const recordFailure = Effect.fn("ledger.failure")(function* (input: Failu
     warnings
   } satisfies LedgerWrite as LedgerWrite
 })
+
+/**
+ * Another writer changed the record (or made it) between read and write: the
+ * engine refused on the before-hash, so read again and append again.
+ */
+const againWhenStale = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.retry(effect, { times: STALE_RETRIES, while: (error) => error._tag === "StaleBeforeHash" })
+
+const STALE_RETRIES = 4
+
+export const recordFailure = (input: FailureInput) => againWhenStale(recordFailureOnce(input))
 
 /** The API other capture paths (CI import, git mining) use: an upserted failure sighting. */
 export const recordFailureOccurrence = (input: Omit<FailureInput, "strict">) =>
@@ -322,7 +336,7 @@ export interface OccurredInput {
 }
 
 /** `akm ledger occurred <id>`: one more sighting of a record (R-LED-1). */
-export const recordOccurred = Effect.fn("ledger.occurred")(function* (input: OccurredInput) {
+const recordOccurredOnce = Effect.fn("ledger.occurred")(function* (input: OccurredInput) {
   const target = yield* resolveProjectBundle(input)
   const date = yield* checkDate(input.date)
   const { file, record } = yield* findRecord(target, input.id)
@@ -334,6 +348,8 @@ export const recordOccurred = Effect.fn("ledger.occurred")(function* (input: Occ
   const made = yield* writeLedger(target, redact(`Ledger: ${record.title} happened again (${date})`), [recordChange(target, file.path, yield* currentHash(target, file.path), renderRedacted(next, redact))])
   return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
 })
+
+export const recordOccurred = (input: OccurredInput) => againWhenStale(recordOccurredOnce(input))
 
 export interface SplitInput {
   readonly id: string
@@ -347,7 +363,7 @@ export interface SplitInput {
  * history; future failures with its fingerprint whose text contains the
  * discriminator get a fingerprint (and record) of their own.
  */
-export const splitRecord = Effect.fn("ledger.split")(function* (input: SplitInput) {
+const splitRecordOnce = Effect.fn("ledger.split")(function* (input: SplitInput) {
   const discriminator = input.discriminator.trim()
   if (discriminator === "") return yield* new UsageError({ message: "a split needs a discriminator", hint: "e.g. --discriminator \"read replica\": text that only the other failure's fields contain" })
   const target = yield* resolveProjectBundle(input)
@@ -362,5 +378,7 @@ export const splitRecord = Effect.fn("ledger.split")(function* (input: SplitInpu
   const made = yield* writeLedger(target, redact(`Ledger: split ${record.title} on "${clean}"`), [recordChange(target, file.path, yield* currentHash(target, file.path), renderRedacted(next, redact))])
   return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
 })
+
+export const splitRecord = (input: SplitInput) => againWhenStale(splitRecordOnce(input))
 
 export { loadLedger }

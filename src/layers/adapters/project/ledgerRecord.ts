@@ -1,4 +1,5 @@
 import type { MarkdownDocument } from "../core/MarkdownDocument.js"
+import { LEDGER_REQUIRED_FIELDS } from "../../../domain/ledger/Kinds.js"
 import { ledgerPathParts } from "./layout.js"
 
 /**
@@ -7,14 +8,7 @@ import { ledgerPathParts } from "./layout.js"
  * field counts when its section has text, or when the frontmatter carries it.
  * Section headings are matched loosely: `## Root cause` is `root_cause`.
  */
-export const LEDGER_REQUIRED_FIELDS: Readonly<Record<string, ReadonlyArray<string>>> = {
-  failure: ["symptom", "trigger", "root_cause", "fix", "module", "operation", "error_class"],
-  question: ["asked", "answer", "answered_by", "date"],
-  decision: ["what", "alternatives", "why", "cost_accepted"],
-  surprise: ["behavior", "misleading_symptom", "why"],
-  requirement: ["statement", "status", "source"],
-  drift: ["area", "before", "after", "why"]
-}
+export { LEDGER_REQUIRED_FIELDS } from "../../../domain/ledger/Kinds.js"
 
 export type LedgerCheck = "ledger-missing-field" | "invalid-ledger-record"
 
