@@ -16,6 +16,7 @@ export const createCommand = Command.make(
     description: Options.text("description").pipe(Options.withDescription("a one-line description"), Options.optional),
     body: Options.text("body").pipe(Options.withDescription("the body text"), Options.optional),
     bodyFile: Options.text("body-file").pipe(Options.withDescription("a local file holding the body"), Options.optional),
+    field: Options.text("field").pipe(Options.withPseudoName("key=value"), Options.withDescription("one of the adapter's fields (repeatable; a repeated key makes a list)"), Options.repeated),
     ...globalOptions
   },
   (o) =>
@@ -28,8 +29,9 @@ export const createCommand = Command.make(
         description: Option.getOrUndefined(o.description),
         body: Option.getOrUndefined(o.body),
         bodyFile: Option.getOrUndefined(o.bodyFile),
+        fields: o.field,
         ...callerContext()
       }),
       directView("created")
     )
-).pipe(Command.withDescription("Create a native item with the bundle's adapter (as an accepted proposal). Example: akm create knowledge --bundle notes --title \"Release checklist\" --body-file ./draft.md"))
+).pipe(Command.withDescription("Create a native item with the bundle's adapter (as an accepted proposal). Example: akm create knowledge --bundle notes --title \"Release checklist\" --body-file ./draft.md --field tags=release --field tags=ops"))

@@ -58,6 +58,7 @@ const table: Record<string, { readonly exit: number; readonly code: string }> = 
   StaleBeforeHash: { exit: ExitCode.failure, code: "stale_before_hash" },
   ValidationFailed: { exit: ExitCode.failure, code: "validation_failed" },
   ItemUnreadable: { exit: ExitCode.failure, code: "unreadable" },
+  GitHistoryUnreadable: { exit: ExitCode.failure, code: "git_history_unreadable" },
   ConfigInvalid: { exit: ExitCode.config, code: "config" },
   DatabaseTooNew: { exit: ExitCode.config, code: "database_too_new" },
   WorkspaceUnavailable: { exit: ExitCode.config, code: "workspace_unavailable" }

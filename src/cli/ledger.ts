@@ -8,6 +8,7 @@ import { shortId } from "../domain/Proposal.js"
 import { addRecord, recordOccurred, splitRecord, type LedgerWrite } from "../programs/ledger/record.js"
 import { listLedger, showLedgerRecord, type LedgerList } from "../programs/ledger/list.js"
 import { verifyLedger, type LedgerVerifyResult } from "../programs/ledger/verify.js"
+import { ledgerImportCiCommand, ledgerMineGitCommand } from "./ledgerIo.js"
 import { globalOptions } from "./options.js"
 import { table, type View } from "./render.js"
 import { callerContext, runCommand } from "./run.js"
@@ -134,5 +135,5 @@ const splitCommand = Command.make(
 
 export const ledgerCommand = Command.make("ledger").pipe(
   Command.withDescription("Capture what a project learns: failures, questions, decisions and surprises under .ai/ledger/. Example: akm ledger list --recurring"),
-  Command.withSubcommands([addCommand, occurredCommand, listCommand, showCommand, verifyCommand, splitCommand])
+  Command.withSubcommands([addCommand, occurredCommand, listCommand, showCommand, verifyCommand, splitCommand, ledgerImportCiCommand, ledgerMineGitCommand])
 )

@@ -6,6 +6,7 @@ import type { Adapters } from "../services/Adapters.js"
 import type { CrashPoints } from "../services/CrashPoints.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
 import type { ChangeValidator } from "../services/ChangeValidator.js"
+import type { GitHistory } from "../services/GitHistory.js"
 import type { IndexStore } from "../services/IndexStore.js"
 import type { ItemProjector } from "../services/ItemProjector.js"
 import type { LogStore } from "../services/LogStore.js"
@@ -25,7 +26,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

@@ -4,6 +4,7 @@ import type { PathOverrides } from "../domain/Paths.js"
 import type { CrashPoints } from "../services/CrashPoints.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
+import { GitHistoryIsomorphic } from "./git/GitHistoryIsomorphic.js"
 import { MaterializerLive } from "./materializers/MaterializerLive.js"
 import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
@@ -49,6 +50,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     LogStoreSqlite,
     MaterializerLive,
     TransactionEngineLive,
+    GitHistoryIsomorphic,
     ItemProjectorWorkers({ script: options.projectorWorker })
   ).pipe(
     // The engine and the proposal evaluation validate through the index (ChangeValidator).

@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import { Conflict, UsageError } from "../domain/Errors.js"
+import { parseFieldArgs } from "../domain/FieldArgs.js"
 import { sha256Hex } from "../domain/Proposal.js"
+import { redactFields } from "../domain/Redaction.js"
 import { BundleFiles } from "../services/BundleFiles.js"
 import { Redactor } from "../services/Redactor.js"
 import { authorRedacted } from "./proposals/authorRedacted.js"
@@ -17,6 +19,8 @@ export interface CreateInput {
   readonly body?: string | undefined
   /** A local file holding the body. */
   readonly bodyFile?: string | undefined
+  /** `key=value` arguments for the adapter's fields; a repeated key makes a list. */
+  readonly fields?: ReadonlyArray<string> | undefined
   readonly cwd: string
   readonly home: string
 }
@@ -31,6 +35,7 @@ export const createItem = Effect.fn("create")(function* (input: CreateInput) {
   if (input.body !== undefined && input.bodyFile !== undefined) return yield* new UsageError({ message: "--body and --body-file contradict each other", hint: "give the body one way" })
   const title = input.title.trim()
   if (title === "") return yield* new UsageError({ message: "an item needs a title", hint: "give one with --title" })
+  const fields = yield* parseFieldArgs(input.fields ?? [])
   let body = input.body ?? ""
   if (input.bodyFile !== undefined) {
     const { file, bytes, secretName } = yield* localFile(input.bodyFile, input)
@@ -50,14 +55,15 @@ export const createItem = Effect.fn("create")(function* (input: CreateInput) {
     type: input.type,
     title: redact(title),
     ...(description === undefined || description === "" ? {} : { description: redact(description) }),
-    body: redact(body)
+    body: redact(body),
+    ...(Object.keys(fields).length === 0 ? {} : { fields: redactFields(fields, redact) })
   }, files.context(info, walked.files)).pipe(Effect.mapError(authoringConflict))
   return yield* proposeAndApply({
     title: `Create ${input.type}: ${redact(title)}`,
     recipe: "create",
     changeClass: "mechanical",
     changes,
-    evidence: [{ kind: "user", id: "create", hash: sha256Hex(JSON.stringify([input.type, title, description ?? null, body])) }],
+    evidence: [{ kind: "user", id: "create", hash: sha256Hex(JSON.stringify([input.type, title, description ?? null, body, fields])) }],
     bundle,
     root: info.root
   })

@@ -27,6 +27,15 @@ describe("akm create", () => {
     expect((await workspace.run(["create", "knowledge", "--bundle", "mine"])).code).toBe(2)
   })
 
+  it("--field key=value reaches the adapter (a repeated key is a list); --field without '=' is a usage error naming it (exit 2)", async () => {
+    const r = await workspace.run(["create", "knowledge", "--bundle", "mine", "--title", "Runbook", "--body", "Steps.", "--field", "tags=ops", "--field", "tags=release", "--field", "owner=platform"])
+    expect(r.code, r.stderr).toBe(0)
+    expect(readFileSync(r.json().path, "utf8")).toContain("tags:\n  - ops\n  - release\nowner: platform\n")
+    const bad = await workspace.run(["create", "knowledge", "--bundle", "mine", "--title", "Other", "--field", "owner"])
+    expect(bad.code).toBe(2)
+    expect(bad.error().error.message).toContain("--field 'owner' has no '='")
+  })
+
   it("a type the adapter does not know is a conflict naming it", async () => {
     const r = await workspace.run(["create", "widget", "--bundle", "mine", "--title", "x"])
     expect(r.code).toBe(1)

@@ -32,6 +32,19 @@ describe("create", () => {
       expect(failure(yield* Effect.exit(createItem({ type: "lesson", title: "Read the logs", ...caller })))).toMatchObject({ _tag: "Conflict", message: expect.stringContaining("already exists") })
     }).pipe(Effect.provide(AkmTest)))
 
+  it.effect("--field key=value gives the adapter its fields (a repeated key is a list, values redacted); a field without = is a usage error and nothing is written", () =>
+    Effect.gen(function* () {
+      const root = yield* mine
+      const result = yield* createItem({ type: "knowledge", title: "Runbook", body: "Steps.\n", fields: ["tags=ops", "tags=release", "owner=team=platform", "api_key=sk-proj-0123456789abcdefghijklmnopqrstuv"], ...caller })
+      const written = fs.readFileSync(result.path, "utf8")
+      expect(written).toContain("tags:\n  - ops\n  - release\n")
+      expect(written).toContain("owner: team=platform\n")
+      expect(written).not.toContain("sk-proj-0123456789")
+      const error = failure(yield* Effect.exit(createItem({ type: "knowledge", title: "Other", fields: ["owner=x", "tags"], ...caller })))
+      expect(error).toMatchObject({ _tag: "UsageError", message: expect.stringContaining("--field 'tags' has no '='") })
+      expect(fs.existsSync(path.join(root, "knowledge/other.md"))).toBe(false)
+    }).pipe(Effect.provide(AkmTest)))
+
   it.effect("an adapter without an authoring path is refused with a hint", () =>
     Effect.gen(function* () {
       yield* bundleAdd({ source: folder({ "site/page.html": "<p>x</p>" }), name: "files", adapter: "generic-files", ...caller })

@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
+import { GitHistoryIsomorphic } from "../git/GitHistoryIsomorphic.js"
 import { MaterializerLive } from "../materializers/MaterializerLive.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
 import { CrashPointsNone } from "../fs/transaction/CrashPoints.js"
@@ -41,7 +42,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, ItemProjectorInProcess).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess).pipe(
   Layer.provideMerge(ChangeValidatorIndexed),
   Layer.provideMerge(IndexStoreMiniSearch),
   Layer.provideMerge(ProgressSilent),

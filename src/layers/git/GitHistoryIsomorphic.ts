@@ -1,0 +1,103 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import * as git from "isomorphic-git"
+import { GitHistory, GitHistoryUnreadable, type HistoryCommit } from "../../services/GitHistory.js"
+import { GitSourceProblem } from "../materializers/git/GitSourceProblem.js"
+import { openLocalRepository, readOnlyFs } from "../materializers/git/LocalRepository.js"
+
+interface Repo {
+  readonly fs: git.FsClient
+  readonly gitdir: string
+  readonly cache: object
+}
+
+/** Thrown inside the walk with words a user can act on; anything else is reported as damage. */
+class Unreadable extends Error {
+  constructor(readonly reason: string, readonly hint: string) {
+    super(reason)
+  }
+}
+
+const errorCode = (cause: unknown) => (cause as { code?: unknown } | null)?.code
+
+const readTree = async (repo: Repo, oid: string | undefined): Promise<ReadonlyArray<git.TreeEntry>> =>
+  oid === undefined ? [] : (await git.readTree({ ...repo, oid })).tree
+
+/** Paths that differ between two trees; equal subtrees (same oid) are never opened, so a commit costs what it changed. */
+const changedPaths = async (repo: Repo, before: string | undefined, after: string | undefined, prefix: string, into: Array<string>): Promise<void> => {
+  if (before === after) return
+  const [old, now] = await Promise.all([readTree(repo, before), readTree(repo, after)])
+  const olds = new Map(old.map((entry) => [entry.path, entry]))
+  const nows = new Map(now.map((entry) => [entry.path, entry]))
+  for (const name of [...new Set([...olds.keys(), ...nows.keys()])].sort()) {
+    const a = olds.get(name)
+    const b = nows.get(name)
+    if (a?.oid === b?.oid && a?.mode === b?.mode) continue
+    const full = `${prefix}${name}`
+    const treeA = a?.type === "tree" ? a.oid : undefined
+    const treeB = b?.type === "tree" ? b.oid : undefined
+    if (treeA !== undefined || treeB !== undefined) await changedPaths(repo, treeA, treeB, `${full}/`, into)
+    if ((a !== undefined && a.type !== "tree") || (b !== undefined && b.type !== "tree")) into.push(full)
+  }
+}
+
+const shallowCommits = (gitdir: string): ReadonlySet<string> => {
+  const file = path.join(gitdir, "shallow")
+  return fs.existsSync(file) ? new Set(fs.readFileSync(file, "utf8").split(/\s+/).filter((line) => line !== "")) : new Set()
+}
+
+const day = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10)
+
+const walk = async (dir: string, since: number): Promise<{ root: string; commits: ReadonlyArray<HistoryCommit> }> => {
+  const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
+    throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
+  })
+  const local = openLocalRepository(root)
+  const repo: Repo = { fs: readOnlyFs, gitdir: local.gitdir, cache: {} }
+  const head = await git.resolveRef({ ...repo, ref: local.head ?? "HEAD" }).catch((cause: unknown) => {
+    if (errorCode(cause) === "NotFoundError") return undefined
+    throw cause
+  })
+  if (head === undefined) return { root, commits: [] }
+  const shallow = shallowCommits(local.gitdir)
+  const log = await git.log({ ...repo, ref: head, since: new Date(since) })
+  const commits: Array<HistoryCommit> = []
+  const seen = new Set<string>()
+  for (const entry of log) {
+    if (seen.has(entry.oid)) continue
+    seen.add(entry.oid)
+    const { commit } = entry
+    if (shallow.has(entry.oid) && commit.parent.length > 0) {
+      throw new Unreadable(
+        `the history is shallow: it ends at commit ${entry.oid.slice(0, 12)} (${day(commit.committer.timestamp)}), inside the period asked for`,
+        `fetch more history (\`git fetch --unshallow\`, or \`git fetch --shallow-since=${day(since / 1000)}\`), or give a shorter --since`
+      )
+    }
+    const paths: Array<string> = []
+    if (commit.parent.length <= 1) {
+      const parentTree = commit.parent[0] === undefined ? undefined : (await git.readCommit({ ...repo, oid: commit.parent[0] })).commit.tree
+      await changedPaths(repo, parentTree, commit.tree, "", paths)
+    }
+    commits.push({ sha: entry.oid, time: commit.committer.timestamp * 1000, message: commit.message, parents: commit.parent.length, paths })
+  }
+  return { root, commits }
+}
+
+const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
+  if (cause instanceof Unreadable || cause instanceof GitSourceProblem) return new GitHistoryUnreadable({ dir, reason: cause.reason, hint: cause.hint })
+  const detail = cause instanceof Error ? cause.message : String(cause)
+  return new GitHistoryUnreadable({
+    dir,
+    reason: `the git history is damaged (${errorCode(cause) === "NotFoundError" ? "a commit or tree object is missing" : "an object could not be read"}: ${detail})`,
+    hint: "check it with `git fsck`; nothing was written"
+  })
+}
+
+/** The history read with isomorphic-git through a file system that refuses writes. */
+export const GitHistoryIsomorphic = Layer.succeed(
+  GitHistory,
+  GitHistory.of({
+    since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) })
+  })
+)
