@@ -182,3 +182,12 @@ describe("SimpleYaml.readSimpleYaml against yaml", () => {
     )
   })
 })
+
+describe("Unicode spaces YAML keeps as text", () => {
+  it("a block holding one (U+00A0, U+3000 …) goes to `yaml`, which reads it as text, not as an empty value", () => {
+    for (const block of ["a:\n  - \u00a0\n", "a: [ \u00a0 ]\n", "a: \u3000\n", "b: x\u2028y\n"]) {
+      expect(readSimpleYaml(block)).toBeUndefined()
+    }
+    expect(parseDocument("a:\n  - \u00a0\n").toJS()).toEqual({ a: ["\u00a0"] })
+  })
+})

@@ -163,12 +163,16 @@ const keyLine = (line: string, indent: number): { readonly key: string; readonly
   return { key, rest: line.slice(colon + 2).trim() }
 }
 
+/** White space JavaScript trims but YAML does not (YAML's is only space, tab and line breaks). */
+const UNICODE_SPACE = /[\u000b\u000c\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
+
 /**
  * Reads a frontmatter block (the text between the fences, LF line ends), or
  * undefined when it is not in the simple form this reader takes exactly.
  */
 export const readSimpleYaml = (text: string): SimpleYaml | undefined => {
-  if (text.includes("\t") || text.includes("\r")) return undefined
+  // JavaScript's trim() also strips Unicode spaces YAML keeps as text (U+00A0 …): such blocks go to `yaml`.
+  if (text.includes("\t") || text.includes("\r") || UNICODE_SPACE.test(text)) return undefined
   const lines = text.split("\n")
   const top: RawMap = { keys: [], values: [] }
   const keyLines: Record<string, number> = {}
