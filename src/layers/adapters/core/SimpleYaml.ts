@@ -164,6 +164,7 @@ const keyLine = (line: string, indent: number): { readonly key: string; readonly
 }
 
 /** White space JavaScript trims but YAML does not (YAML's is only space, tab and line breaks). */
+// eslint-disable-next-line no-control-regex -- vertical tab and form feed are the point: trim() strips them, YAML does not
 const UNICODE_SPACE = /[\u000b\u000c\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
 
 /**
