@@ -21,7 +21,7 @@ import type { Redacted } from "../../domain/Redaction.js"
 import { search } from "../search.js"
 import { resolveProjectBundle, type ProjectTarget } from "./projectBundle.js"
 import { loadLedger, readLedgerFiles, type LedgerFile } from "./store.js"
-import { currentHash, ledgerRedactor, recordChange, redactValue, renderRedacted, writeLedger } from "./write.js"
+import { hashAsRead, ledgerRedactor, recordChange, redactValue, renderRedacted, writeLedger } from "./write.js"
 
 export type Fields = Readonly<Record<string, string | ReadonlyArray<string>>>
 
@@ -169,7 +169,7 @@ const recordFailureOnce = Effect.fn("ledger.failure")(function* (input: FailureI
     const base = { bundle: target.name, kind: "failure", id: record.id, path: `${target.root}/${file.path}`, fingerprint: fp, created: false, occurrences: next.occurrences.length, candidates: [], warnings }
     if (!added) return { ...base, changed: false } satisfies LedgerWrite as LedgerWrite
     const after = renderRedacted(next, redact)
-    const made = yield* writeLedger(target, redact(`Ledger: ${record.title} happened again (${date})`), [recordChange(target, file.path, yield* currentHash(target, file.path), after)])
+    const made = yield* writeLedger(target, redact(`Ledger: ${record.title} happened again (${date})`), [recordChange(target, file.path, yield* hashAsRead(target, file), after)])
     return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
   }
 
@@ -350,7 +350,7 @@ const recordOccurredOnce = Effect.fn("ledger.occurred")(function* (input: Occurr
   const { record: next, added } = withOccurrence(record, { date, source: input.source ?? "self-report", ...(note === undefined ? {} : { note }) })
   const base = { bundle: target.name, kind: record.kind, id: record.id, path: `${target.root}/${file.path}`, ...(record.fingerprint === undefined ? {} : { fingerprint: record.fingerprint }), created: false, occurrences: next.occurrences.length, candidates: [], warnings }
   if (!added) return { ...base, changed: false } satisfies LedgerWrite as LedgerWrite
-  const made = yield* writeLedger(target, redact(`Ledger: ${record.title} happened again (${date})`), [recordChange(target, file.path, yield* currentHash(target, file.path), renderRedacted(next, redact))])
+  const made = yield* writeLedger(target, redact(`Ledger: ${record.title} happened again (${date})`), [recordChange(target, file.path, yield* hashAsRead(target, file), renderRedacted(next, redact))])
   return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
 })
 
@@ -380,7 +380,7 @@ const splitRecordOnce = Effect.fn("ledger.split")(function* (input: SplitInput) 
   const base = { bundle: target.name, kind: record.kind, id: record.id, path: `${target.root}/${file.path}`, ...(record.fingerprint === undefined ? {} : { fingerprint: record.fingerprint }), created: false, occurrences: record.occurrences.length, candidates: [], warnings }
   if (known.some((d) => d.toLowerCase() === clean.toLowerCase())) return { ...base, changed: false } satisfies LedgerWrite as LedgerWrite
   const next: LedgerRecord = { ...record, discriminators: [...known, clean] }
-  const made = yield* writeLedger(target, redact(`Ledger: split ${record.title} on "${clean}"`), [recordChange(target, file.path, yield* currentHash(target, file.path), renderRedacted(next, redact))])
+  const made = yield* writeLedger(target, redact(`Ledger: split ${record.title} on "${clean}"`), [recordChange(target, file.path, yield* hashAsRead(target, file), renderRedacted(next, redact))])
   return { ...base, changed: true, proposal: made.id } satisfies LedgerWrite as LedgerWrite
 })
 

@@ -4,12 +4,13 @@ import { serializeRecord, type FieldValue, type LedgerRecord } from "../../domai
 import { sha256Hex } from "../../domain/Proposal.js"
 import type { Redacted } from "../../domain/Redaction.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
+import { StaleBeforeHash } from "../../services/Transaction.js"
 import { Redactor } from "../../services/Redactor.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { proposeAndApply } from "../proposals/direct.js"
 import { collectSecretValues } from "../redactorValues.js"
 import type { ProjectTarget } from "./projectBundle.js"
-import { readProjectConfig } from "./store.js"
+import { readProjectConfig, type LedgerFile } from "./store.js"
 
 /**
  * The redactor a ledger write uses (spec 08 §2.1): the repository's `.env*`
@@ -48,6 +49,23 @@ export const recordChange = (target: ProjectTarget, path: string, beforeHash: st
 
 /** The current hash of a bundle file (the change's before-hash). */
 export const currentHash = (target: ProjectTarget, path: string) => Effect.flatMap(BundleFiles, (files) => Effect.map(files.hash(target.root, [path]), (h) => h.hash))
+
+/**
+ * The before-hash of a change made from `file` as it was read: the hash now,
+ * provided the bytes still are what was read. Otherwise another writer got in
+ * between and the change would overwrite its edit, so it fails stale and the
+ * caller reads the record again (a later change is caught by the engine, which
+ * compares this hash under the lease).
+ */
+export const hashAsRead = (target: ProjectTarget, file: LedgerFile) =>
+  Effect.gen(function* () {
+    const hash = yield* currentHash(target, file.path)
+    const now = yield* Effect.option((yield* BundleFiles).readText(target.root, file.path))
+    if (now._tag === "None" || now.value !== file.text) {
+      return yield* new StaleBeforeHash({ bundle: target.name, path: file.path, expected: hash, actual: null, hint: "another writer changed the record; it is read again" })
+    }
+    return hash
+  })
 
 /**
  * Writes ledger changes as one proposal of the mechanical class, accepted in
