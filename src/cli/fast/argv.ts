@@ -41,9 +41,9 @@ export interface FastArgs {
   readonly cacheDir: string | undefined
 }
 
-const FORMATS: ReadonlySet<string> = new Set(["text", "json", "jsonl", "yaml", "md", "html"])
+export const FORMATS: ReadonlySet<string> = new Set(["text", "json", "jsonl", "yaml", "md", "html"])
 /** Words @effect/cli takes as the value of the boolean flag they follow. */
-const BOOLEAN_WORDS: ReadonlySet<string> = new Set(["true", "1", "y", "yes", "on", "false", "0", "n", "no", "off"])
+export const BOOLEAN_WORDS: ReadonlySet<string> = new Set(["true", "1", "y", "yes", "on", "false", "0", "n", "no", "off"])
 const GLOBAL_VALUED: Readonly<Record<string, ReadonlySet<string> | RegExp | undefined>> = {
   "--format": FORMATS,
   "--config-dir": undefined,

@@ -10,9 +10,10 @@ import type { Redactor } from "../../services/Redactor.js"
 import type { Tokenizer } from "../../services/Tokenizer.js"
 import type { UsageLog } from "../../services/UsageLog.js"
 import type { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
-import { ExitCode, redactReport, reportCause } from "../exitCodes.js"
+import { ExitCode } from "../exitCodes.js"
 import { runInterruptible } from "../interruptible.js"
-import { renderError, renderResult, styleFor, type View } from "../render.js"
+import { interruptedExit } from "./interrupted.js"
+import { renderResult, styleFor, type View } from "../render.js"
 import type { FastArgs } from "./argv.js"
 
 /**
@@ -76,12 +77,7 @@ export const runFast = async <A, E, R>(
       process.stdout.write(renderResult(format, exit.value, view, styleFor(stdoutTTY, process.env)))
       return exitFor(exit.value)
     }
-    const reported = reportCause(exit.cause)
-    if (reported.code !== "interrupted") return undefined
-    // As main.ts: 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
-    const report = signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
-    process.stderr.write(renderError(format, redactReport(report), styleFor(process.stderr.isTTY === true, process.env)))
-    return report.exit
+    return interruptedExit(exit.cause, signal, format)
   } finally {
     live.close()
   }

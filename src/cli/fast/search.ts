@@ -1,9 +1,10 @@
 import { Clock, Effect, Exit } from "effect"
 import { openSearchLive } from "../../layers/SearchLive.js"
 import { searchIndexed } from "../../programs/searchIndexed.js"
-import { ExitCode, redactReport, reportCause } from "../exitCodes.js"
+import { ExitCode } from "../exitCodes.js"
 import { runInterruptible } from "../interruptible.js"
-import { forTerminal, renderError, renderResult, styleFor } from "../render.js"
+import { interruptedExit } from "./interrupted.js"
+import { forTerminal, renderResult, styleFor } from "../render.js"
 import { outputWidth, searchInput, searchView, truncationNote } from "../searchCommon.js"
 import { parseSearchArgv } from "./searchArgv.js"
 
@@ -38,12 +39,7 @@ export const runSearch = async (argv: ReadonlyArray<string>): Promise<number | u
       process.stdout.write(renderResult(format, exit.value, searchView(args.options, outputWidth(process.stdout, process.env)), styleFor(stdoutTTY, process.env)))
       return ExitCode.ok
     }
-    const reported = reportCause(exit.cause)
-    if (reported.code !== "interrupted") return undefined
-    // As main.ts: 130 for SIGINT, 143 for SIGTERM (spec 09 §2).
-    const report = signal === "SIGTERM" ? { ...reported, exit: ExitCode.terminated } : reported
-    process.stderr.write(renderError(format, redactReport(report), styleFor(process.stderr.isTTY === true, process.env)))
-    return report.exit
+    return interruptedExit(exit.cause, signal, format)
   } finally {
     live.close()
   }

@@ -1,6 +1,7 @@
 import { MAX_LIMIT, type BeliefFilter } from "../../domain/Search.js"
 import type { Format } from "../options.js"
 import type { SearchOptions } from "../searchCommon.js"
+import { BOOLEAN_WORDS, FORMATS } from "./argv.js"
 
 /**
  * The command lines of `akm search` the start-up fast path parses by hand
@@ -25,10 +26,7 @@ export interface FastSearchArgs {
   readonly cacheDir: string | undefined
 }
 
-const FORMATS: ReadonlySet<string> = new Set(["text", "json", "jsonl", "yaml", "md", "html"])
 const BELIEFS: ReadonlySet<string> = new Set(["current", "historical", "all"])
-/** Words @effect/cli takes as the value of the boolean flag they follow. */
-const BOOLEAN_WORDS: ReadonlySet<string> = new Set(["true", "1", "y", "yes", "on", "false", "0", "n", "no", "off"])
 const REPEATABLE: ReadonlySet<string> = new Set(["--bundle", "--type", "--adapter"])
 const VALUED: ReadonlySet<string> = new Set(["--limit", "--format", "--belief", "--config-dir", "--data-dir", "--cache-dir", ...REPEATABLE])
 const FLAGS: ReadonlySet<string> = new Set(["--include-proposed", "--no-track", "--quiet", "-q", "--verbose", "-v"])
