@@ -117,12 +117,18 @@ export const generatorConfigProblems = (improve: Readonly<Record<string, unknown
     }
   })
 
+/** The messages API lives at <root>/v1/messages: a base URL written with /v1 (as for OpenAI) means the root. */
+const baseUrlOf = (kind: GeneratorKind, written: string | undefined): string => {
+  const url = (written ?? (kind === "anthropic" ? GENERATOR_DEFAULTS.anthropicBaseUrl : GENERATOR_DEFAULTS.openAiBaseUrl)).replace(/\/+$/, "")
+  return kind === "anthropic" ? url.replace(/\/v1$/, "") : url
+}
+
 /** Settings with defaults; no section → kind "none" (R-GEN-3). */
 export const generatorSettings = (section: GeneratorSection | undefined): GeneratorSettings => {
   const kind = section?.kind ?? "none"
   return {
     kind,
-    baseUrl: (section?.baseUrl ?? (kind === "anthropic" ? GENERATOR_DEFAULTS.anthropicBaseUrl : GENERATOR_DEFAULTS.openAiBaseUrl)).replace(/\/+$/, ""),
+    baseUrl: baseUrlOf(kind, section?.baseUrl),
     model: section?.model ?? "",
     apiKeys: section?.apiKey !== undefined ? [section.apiKey] : defaultKeyChain(kind),
     timeoutMs: section?.timeoutMs ?? GENERATOR_DEFAULTS.timeoutMs,

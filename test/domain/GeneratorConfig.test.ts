@@ -53,6 +53,8 @@ describe("improve.generator config", () => {
     expect(defaultKeyChain("anthropic")).toEqual(["env:AKM_GENERATOR_API_KEY", "env:ANTHROPIC_API_KEY"])
     const section = Either.getOrThrow(parseGeneratorSection({ generator: { kind: "anthropic", model: "m" } }))
     expect(generatorSettings(section)).toMatchObject({ baseUrl: "https://api.anthropic.com", apiKeys: defaultKeyChain("anthropic") })
+    const v1 = Either.getOrThrow(parseGeneratorSection({ generator: { kind: "anthropic", model: "m", baseUrl: "https://api.anthropic.com/v1/" } }))
+    expect(generatorSettings(v1).baseUrl).toBe("https://api.anthropic.com")
     const explicit = Either.getOrThrow(parseGeneratorSection({ generator: { kind: "openai-compatible", model: "m", baseUrl: "http://127.0.0.1:1/v1/", apiKey: "env:MY_KEY" } }))
     expect(generatorSettings(explicit)).toMatchObject({ baseUrl: "http://127.0.0.1:1/v1", apiKeys: ["env:MY_KEY"] })
   })

@@ -84,6 +84,14 @@ for (const protocol of protocols) {
         expect(server.bodies).toHaveLength(2)
       }))
 
+    it.live("a lost connection is retried once and the retry's answer is used", () =>
+      Effect.gen(function* () {
+        const server = yield* Effect.promise(() => serve([{ kind: "drop" }, { kind: "answer", output: goodOutput }]))
+        const result = yield* run(server.url, Effect.flatMap(Generator, (g) => g.generate(sampleRequest())))
+        expect(candidates(result).files).toEqual(goodOutput.files)
+        expect(server.bodies).toHaveLength(2)
+      }))
+
     it.live("a lost connection is retried once, then fails as http", () =>
       Effect.gen(function* () {
         const server = yield* Effect.promise(() => serve([{ kind: "drop" }]))
