@@ -21,4 +21,8 @@ export {
 } from "./layers/adapters/registry.js"
 export { TransactionEngineLive, makeTransactionEngine } from "./layers/fs/TransactionEngine.js"
 export { ChangeValidatorIndexed, makeChangeValidator } from "./layers/validation/ChangeValidatorIndexed.js"
+export { GeneratorLive, GeneratorFromSection, makeGenerator, generatorId } from "./layers/generator/GeneratorLive.js"
+export { GeneratorScripted, makeScriptedGenerator, type Script, type ScriptAnswer } from "./layers/generator/GeneratorScripted.js"
+export { GeneratorNone, makeNoGenerator } from "./layers/generator/GeneratorNone.js"
+export { GeneratorAgent, makeAgentGenerator, readPacket, packetCandidates, markPacketSubmitted, packetIdFor, PacketError } from "./layers/generator/AgentPackets.js"
 export { VERSION } from "./version.js"

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { generatorConfigProblems } from "./GeneratorConfig.js"
 import { MemorySection, memoryPolicyProblems } from "./MemoryPolicy.js"
 import { BundleName } from "./Ref.js"
 import { MAX_LIMIT } from "./Search.js"
@@ -99,6 +100,7 @@ export const configProblems = (config: AkmConfig): ReadonlyArray<{ path: string;
     }
   }
   problems.push(...memoryPolicyProblems(config.memory))
+  problems.push(...generatorConfigProblems(config.improve, config.website?.allowHosts ?? []))
   return problems
 }
 

@@ -27,6 +27,8 @@ export interface GenerationRequest {
   /** Paths (relative to the bundle root) the candidate may write; anything else fails Level 1. */
   readonly allowedPaths: ReadonlyArray<string>
   readonly timeoutMs?: number | undefined
+  /** The improve run asking (recorded in an agent work packet's manifest). */
+  readonly runId?: string | undefined
 }
 
 /** A candidate file: full new content of a path the request allowed (null deletes). */

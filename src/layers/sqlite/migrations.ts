@@ -115,6 +115,30 @@ export const stateMigrations: Migrations = {
       tag INTEGER NOT NULL,
       PRIMARY KEY (source, hmac)
     ) WITHOUT ROWID`
+  ),
+  // Generator accounting and response cache (spec 06 §5, R-GEN-2): one row per generate() with its outcome, tokens
+  // and cost; the cache keeps a (redacted) answer per generator and attempt fingerprint, so a repeat makes no call.
+  "0007_generator_calls": exec(
+    `CREATE TABLE generator_calls (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      at TEXT NOT NULL,
+      generator TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      outcome TEXT NOT NULL,
+      attempts INTEGER NOT NULL,
+      input_tokens INTEGER NOT NULL,
+      output_tokens INTEGER NOT NULL,
+      cost_usd REAL,
+      duration_ms INTEGER NOT NULL
+    )`,
+    "CREATE INDEX generator_calls_at ON generator_calls (at)",
+    `CREATE TABLE generator_cache (
+      generator TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      response TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      PRIMARY KEY (generator, fingerprint)
+    ) WITHOUT ROWID`
   )
 }
 
