@@ -3,7 +3,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import * as path from "node:path"
-import { EVIDENCE_KINDS, EVIDENCE_STATUSES, type Evidence } from "../domain/Evidence.js"
+import { UsageError } from "../domain/Errors.js"
+import { EVIDENCE_KINDS, EVIDENCE_STATUSES, isEvidenceKind, type Evidence, type EvidenceKind } from "../domain/Evidence.js"
 import { defaultTranscriptDir, TRANSCRIPT_TOOLS } from "../domain/transcripts/Transcript.js"
 import { addEvidence } from "../programs/evidence/add.js"
 import { collectEvidenceReport, type CollectReport } from "../programs/evidence/collect.js"
@@ -70,12 +71,18 @@ const importView: View<ImportTranscriptsResult> = {
   rows: (r) => r.rows
 }
 
-const kind = Options.choice("kind", EVIDENCE_KINDS)
+// A text option: the choice's list of twelve kinds would not fit a help line; the kind is checked when parsed.
+const kind = Options.text("kind")
+
+const checkKind = (value: string | undefined): Effect.Effect<EvidenceKind | undefined, UsageError> =>
+  value === undefined || isEvidenceKind(value)
+    ? Effect.succeed(value)
+    : Effect.fail(new UsageError({ message: `unknown evidence kind '${value}'`, hint: `use one of: ${EVIDENCE_KINDS.join(", ")}` }))
 
 const addCommand = Command.make(
   "add",
   {
-    kind: kind.pipe(Options.withDescription(`what was observed: ${EVIDENCE_KINDS.join(", ")}`)),
+    kind: kind.pipe(Options.withDescription("what was observed, e.g. negative-feedback, contradiction, question (see docs/evidence.md)")),
     ref: Options.text("ref").pipe(Options.withDescription("the item it is about (omit for a question or a missing item)"), Options.optional),
     note: Options.text("note").pipe(Options.withDescription("what was observed, in a sentence")),
     query: Options.text("query").pipe(Options.withDescription("the search or question that should find the fixed item"), Options.optional),
@@ -105,7 +112,8 @@ const listCommand = Command.make(
       o,
       Effect.zipRight(
         checkLimitRange(Option.getOrUndefined(o.limit)),
-        listEvidence({ ref: Option.getOrUndefined(o.ref), kind: Option.getOrUndefined(o.kind), status: Option.getOrUndefined(o.status), bundle: Option.getOrUndefined(o.bundle), limit: Option.getOrUndefined(o.limit) })
+        Effect.flatMap(checkKind(Option.getOrUndefined(o.kind)), (k) =>
+          listEvidence({ ref: Option.getOrUndefined(o.ref), kind: k, status: Option.getOrUndefined(o.status), bundle: Option.getOrUndefined(o.bundle), limit: Option.getOrUndefined(o.limit) }))
       ),
       listView
     )
