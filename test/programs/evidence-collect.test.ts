@@ -16,11 +16,18 @@ import { feedback } from "../../src/programs/feedback.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { recordFailureOccurrence } from "../../src/programs/ledger/record.js"
 import { EvidenceStore } from "../../src/services/EvidenceStore.js"
+import type { Evidence } from "../../src/domain/Evidence.js"
+import type { CollectOptions } from "../../src/programs/evidence/collect.js"
+import type { StateStoreError } from "../../src/services/StateStore.js"
 import type { UsageEvent } from "../../src/services/UsageLog.js"
 import { indexedWorkspace, notesFiles, removeFolders } from "../support/indexedWorkspace.js"
 import { caller, failure, folder } from "./writeFixtures.js"
 
 afterAll(removeFolders)
+
+// The signature the improve run codes against: it fails only when state.db does (lint and ledger problems are reported, not raised).
+const pinned: (options: CollectOptions) => Effect.Effect<ReadonlyArray<Evidence>, StateStoreError, unknown> = collectEvidence
+void pinned
 
 describe("evidence sources (spec 06 §1)", () => {
   it.effect("a negative feedback with a reason is evidence at once; collecting again adds nothing; positive feedback is none", () =>
@@ -34,6 +41,7 @@ describe("evidence sources (spec 06 §1)", () => {
       expect(report.added).toBe(0)
       expect(report.rows.map((r) => r.id)).toEqual(listed.rows.map((r) => r.id))
       expect((yield* collectEvidence({ ref: "notes//guide" })).map((r) => r.kind)).toEqual(["negative-feedback"])
+      expect((yield* listEvidence({ ref: "guide" })).rows.map((r) => r.id)).toEqual(listed.rows.map((r) => r.id))
       expect(yield* collectEvidence({ ref: "notes//runbook" })).toEqual([])
     }).pipe(Effect.provide(AkmTest)))
 

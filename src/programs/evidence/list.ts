@@ -1,6 +1,8 @@
 import { Effect } from "effect"
 import type { Evidence, EvidenceFilter } from "../../domain/Evidence.js"
+import { toStored } from "../../domain/Ref.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
+import { resolveTarget } from "../show.js"
 import { missingRefs } from "./refState.js"
 
 /** A row as `akm evidence list` shows it. */
@@ -18,7 +20,11 @@ export interface EvidenceList {
 /** `akm evidence list`: stored rows, newest first, each flagged when its ref no longer exists. */
 export const listEvidence = Effect.fn("evidence.list")(function* (filter: EvidenceFilter) {
   const store = yield* EvidenceStore
-  const rows = yield* store.list({ ...filter, limit: filter.limit ?? 100 })
+  // A short ref resolves like `akm show`; one that resolves to nothing (its item is gone) is matched as typed.
+  const ref = filter.ref === undefined || filter.ref.includes("//")
+    ? filter.ref
+    : yield* Effect.orElseSucceed(Effect.map(resolveTarget(filter.ref), (t) => t.resourceOf ?? toStored(t.ref)), () => filter.ref)
+  const rows = yield* store.list({ ...filter, ref, limit: filter.limit ?? 100 })
   const missing = yield* missingRefs(rows.flatMap((row) => (row.ref === undefined ? [] : [row.ref])))
   return {
     rows: rows.map((row) => {
