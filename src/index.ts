@@ -13,6 +13,7 @@ export { StateStoreSqlite, StateStoreMemory } from "./layers/sqlite/StateStoreSq
 export { LogStoreSqlite, LogStoreMemory } from "./layers/sqlite/LogStoreSqlite.js"
 export { UsageLogSqlite, makeUsageLog } from "./layers/sqlite/UsageLogSqlite.js"
 export { RedactorSqlite } from "./layers/sqlite/RedactorSqlite.js"
+export { EvidenceStoreSqlite, EvidenceStoreMemory, makeEvidenceStore } from "./layers/sqlite/EvidenceStoreSqlite.js"
 export { TokenizerGpt, makeTokenizer } from "./layers/tokenizer/TokenizerGpt.js"
 export { ProgressSilent, ProgressStderr } from "./layers/fs/ProgressTerminal.js"
 export { BundleFilesNode, makeBundleFiles } from "./layers/fs/BundleFilesNode.js"

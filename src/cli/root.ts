@@ -5,6 +5,7 @@ import { configCommand } from "./config.js"
 import { createCommand } from "./create.js"
 import { curateCommand } from "./curate.js"
 import { distilCommand } from "./distil.js"
+import { evidenceCommand } from "./evidence.js"
 import { feedbackCommand } from "./feedback.js"
 import { healthCommand } from "./health.js"
 import { importCommand } from "./import.js"
@@ -24,6 +25,6 @@ export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand])
 )
 

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import { makeAkmLive } from "../layers/AkmLive.js"
 import type { Adapters } from "../services/Adapters.js"
 import type { CrashPoints } from "../services/CrashPoints.js"
+import type { EvidenceStore } from "../services/EvidenceStore.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
 import type { ChangeValidator } from "../services/ChangeValidator.js"
 import type { GitHistory } from "../services/GitHistory.js"
@@ -26,7 +27,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

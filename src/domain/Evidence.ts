@@ -50,10 +50,19 @@ export interface Evidence extends EvidenceInput {
   readonly status: "open" | "used" | "dismissed"
 }
 
+export const EVIDENCE_STATUSES: ReadonlyArray<Evidence["status"]> = ["open", "used", "dismissed"]
+
+export const EVIDENCE_SOURCES: ReadonlyArray<EvidenceSource> = ["feedback", "lint", "ledger", "manual", "claude-code", "codex", "opencode", "run", "memory", "search"]
+
+export const isEvidenceKind = (value: string): value is EvidenceKind => (EVIDENCE_KINDS as ReadonlyArray<string>).includes(value)
+
 export interface EvidenceFilter {
   readonly ref?: string | undefined
   readonly kind?: EvidenceKind | undefined
   readonly status?: Evidence["status"] | undefined
+  /** Rows whose ref is in this bundle. */
+  readonly bundle?: string | undefined
+  readonly source?: EvidenceSource | undefined
   readonly limit?: number | undefined
 }
 

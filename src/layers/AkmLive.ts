@@ -13,6 +13,7 @@ import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
+import { EvidenceStoreSqlite } from "./sqlite/EvidenceStoreSqlite.js"
 import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "./sqlite/ProposalStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
@@ -46,6 +47,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     UsageLogSqlite,
     RedactorSqlite,
     ProposalStoreSqlite,
+    EvidenceStoreSqlite,
     TokenizerGpt,
     LogStoreSqlite,
     MaterializerLive,

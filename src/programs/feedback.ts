@@ -1,7 +1,9 @@
 import { Effect } from "effect"
 import { UsageError } from "../domain/Errors.js"
 import { toStored } from "../domain/Ref.js"
+import { EvidenceStore } from "../services/EvidenceStore.js"
 import { Redactor } from "../services/Redactor.js"
+import { feedbackEvidence } from "./evidence/fromFeedback.js"
 import { recordEvent } from "./events.js"
 import { UsageLog, type EventSource, type FeedbackPolarity } from "../services/UsageLog.js"
 import { copyUtility, resolveTarget } from "./show.js"
@@ -70,6 +72,9 @@ export const feedback = Effect.fn("feedback")(function* (input: FeedbackInput) {
     tags: Object.fromEntries(Object.entries(tags).map(([key, value]) => [key, redact(value)])),
     source
   })
+  // A negative feedback with a reason is corrective evidence for improve from now on (spec 06 §1); `akm evidence collect` backfills older rows.
+  const evidence = feedbackEvidence(record)
+  if (evidence !== undefined) yield* (yield* EvidenceStore).add([evidence])
   const stored = record.tags ?? {}
   yield* recordEvent("feedback", ref, { polarity: record.polarity, ...(record.reason === undefined ? {} : { reason: record.reason }), ...(Object.keys(stored).length === 0 ? {} : { tags: stored }), source })
   const utility = yield* copyUtility(ref)

@@ -8,6 +8,10 @@ export { bundleUpdate, type BundleUpdateInput, type BundleUpdateResult } from ".
 export { configGet, configList, configPath, configSet, configUnset } from "./config.js"
 export { curate, type CurateInput, type CurateResult } from "./curate.js"
 export { feedback, type FeedbackInput, type FeedbackResult } from "./feedback.js"
+export {
+  addEvidence, collectEvidence, collectEvidenceReport, dismissEvidence, findEvidence, importTranscripts, listEvidence, missingRefs,
+  type AddEvidenceInput, type CollectOptions, type CollectReport, type EvidenceList, type EvidenceListRow, type ImportTranscriptsInput, type ImportTranscriptsResult
+} from "./evidence/index.js"
 export { health, type HealthResult } from "./health.js"
 export { indexBundles, type BundleIndexReport, type IndexInput, type IndexResult } from "./indexBundles.js"
 export { info } from "./info.js"

@@ -17,4 +17,8 @@ export class EvidenceStore extends Context.Tag("akm/EvidenceStore")<EvidenceStor
   readonly independentCount: (rows: ReadonlyArray<Evidence>) => number
   /** Marks rows used (an accepted proposal consumed them) or dismissed. */
   readonly mark: (ids: ReadonlyArray<string>, status: Evidence["status"]) => Effect.Effect<void, StateStoreError>
+  /** Ids that start with `prefix` (what a user types to name a row), sorted, at most `limit`. */
+  readonly idsStartingWith: (prefix: string, limit: number) => Effect.Effect<ReadonlyArray<string>, StateStoreError>
+  /** Rekeys every row of one bundle (R-REF-6); ids stay, hashes follow the new refs. */
+  readonly renameBundle: (from: string, to: string) => Effect.Effect<void, StateStoreError>
 }>() {}

@@ -116,6 +116,28 @@ export const stateMigrations: Migrations = {
       PRIMARY KEY (source, hmac)
     ) WITHOUT ROWID`
   ),
+  // Evidence for improve (spec 06 §1). One row per observation: the same content seen under the same independence
+  // key (a session, a day of one source) is one row, so re-collecting or re-importing never inflates counts (R-IMP-2).
+  // kind and source are checked where rows are made, not here: a later kind needs no table rebuild.
+  "0005_evidence": exec(
+    `CREATE TABLE evidence (
+      id TEXT PRIMARY KEY,
+      hash TEXT NOT NULL,
+      independence_key TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      source TEXT NOT NULL,
+      ref TEXT,
+      note TEXT NOT NULL,
+      query TEXT,
+      origin TEXT,
+      observed_at TEXT,
+      recorded_at TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('open', 'used', 'dismissed')),
+      UNIQUE (hash, independence_key)
+    )`,
+    "CREATE INDEX evidence_ref ON evidence (ref, recorded_at)",
+    "CREATE INDEX evidence_recorded ON evidence (recorded_at)"
+  ),
   // Generator accounting and response cache (spec 06 §5, R-GEN-2): one row per generate() with its outcome, tokens
   // and cost; the cache keeps a (redacted) answer per generator and attempt fingerprint, so a repeat makes no call.
   "0007_generator_calls": exec(

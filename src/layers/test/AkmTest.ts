@@ -15,6 +15,7 @@ import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
 import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
 import { ChangeValidatorIndexed } from "../validation/ChangeValidatorIndexed.js"
 import { ItemProjectorInProcess } from "../projector/ItemProjectorWorkers.js"
+import { EvidenceStoreSqlite } from "../sqlite/EvidenceStoreSqlite.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
 import { RedactorSqlite } from "../sqlite/RedactorSqlite.js"
@@ -42,7 +43,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess).pipe(
   Layer.provideMerge(ChangeValidatorIndexed),
   Layer.provideMerge(IndexStoreMiniSearch),
   Layer.provideMerge(ProgressSilent),

@@ -3,6 +3,7 @@ import { Conflict, UsageError } from "../../domain/Errors.js"
 import { validateNewBundleName } from "../../domain/Ref.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
+import { EvidenceStore } from "../../services/EvidenceStore.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { StateStore } from "../../services/StateStore.js"
 import { recordEvent } from "../events.js"
@@ -27,7 +28,7 @@ export interface BundleRenameResult {
  * idempotent: repeating `bundle rename old new` after a crash finishes the job.
  *   1. the cache copy moves first: it is the step most likely to fail for an
  *      ordinary reason (permissions), and when it does nothing else changed;
- *   2. state.db: events, usage/feedback/utility, proposals — three
+ *   2. state.db: events, usage/feedback/utility, proposals, evidence — four
  *      BEGIN IMMEDIATE transactions, each a no-op once nothing carries the old name;
  *   3. index.db (disposable: at worst `akm index` rebuilds it);
  *   4. akm.lock, then config.yaml last: config is what names the bundle, so
@@ -55,6 +56,7 @@ export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, 
   yield* (yield* StateStore).renameBundle(from, to)
   yield* (yield* UsageLog).renameBundle(from, to)
   yield* (yield* ProposalStore).renameBundle(from, to)
+  yield* (yield* EvidenceStore).renameBundle(from, to)
   const index = yield* IndexStore
   yield* index.withWriteLease(index.renameBundle(from, to))
 

@@ -1,0 +1,131 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect, Layer } from "effect"
+import type { Evidence, EvidenceKind, EvidenceSource } from "../../domain/Evidence.js"
+import { evidenceHash, evidenceId } from "../../domain/EvidenceIdentity.js"
+import { EvidenceStore } from "../../services/EvidenceStore.js"
+import type { StateStoreError } from "../../services/StateStore.js"
+import { immediateTransaction } from "./Database.js"
+import { sqlFailure } from "./LazyDatabase.js"
+import { makeStateDb, StateDb } from "./StateDb.js"
+
+interface EvidenceRow {
+  readonly id: string
+  readonly hash: string
+  readonly independence_key: string
+  readonly kind: EvidenceKind
+  readonly source: EvidenceSource
+  readonly ref: string | null
+  readonly note: string
+  readonly query: string | null
+  readonly origin: string | null
+  readonly observed_at: string | null
+  readonly recorded_at: string
+  readonly status: Evidence["status"]
+}
+
+const toEvidence = (row: EvidenceRow): Evidence => ({
+  id: row.id,
+  hash: row.hash,
+  kind: row.kind,
+  source: row.source,
+  ...(row.ref === null ? {} : { ref: row.ref }),
+  note: row.note,
+  independenceKey: row.independence_key,
+  ...(row.query === null ? {} : { query: row.query }),
+  ...(row.origin === null ? {} : { origin: row.origin }),
+  ...(row.observed_at === null ? {} : { observedAt: row.observed_at }),
+  recordedAt: row.recorded_at,
+  status: row.status
+})
+
+/** Rows of a bundle: the ref starts with `bundle//` (SQLite measures the prefix, so it counts characters as it stores them). */
+const inBundle = (sql: SqlClient.SqlClient, bundle: string) => sql`substr(ref, 1, length(${`${bundle}//`})) = ${`${bundle}//`}`
+
+/** EvidenceStore over the shared state.db connection (migration 0005_evidence). */
+export const evidenceStoreFrom = (stateDb: StateDb["Type"]) =>
+  Effect.sync(() => {
+    const db = stateDb.client
+    const fail = sqlFailure(stateDb.filename)
+    const write = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, StateStoreError> =>
+      Effect.flatMap(db, (sql) => immediateTransaction(sql, f(sql)).pipe(Effect.mapError(fail)))
+    const read = <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, StateStoreError> =>
+      Effect.flatMap(db, (sql) => f(sql).pipe(Effect.mapError(fail)))
+
+    return EvidenceStore.of({
+      add: (inputs) =>
+        inputs.length === 0
+          ? Effect.succeed([])
+          : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            write((sql) =>
+              Effect.forEach(inputs, (input) => {
+                const hash = evidenceHash(input)
+                const id = evidenceId(hash, input.independenceKey)
+                const key = input.independenceKey ?? id
+                // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
+                return sql`INSERT INTO evidence ${sql.insert({
+                  id,
+                  hash,
+                  independence_key: key,
+                  kind: input.kind,
+                  source: input.source,
+                  ref: input.ref ?? null,
+                  note: input.note,
+                  query: input.query ?? null,
+                  origin: input.origin ?? null,
+                  observed_at: input.observedAt ?? null,
+                  recorded_at: new Date(now).toISOString(),
+                  status: "open"
+                })} ON CONFLICT DO NOTHING`.pipe(
+                  Effect.zipRight(sql<EvidenceRow>`SELECT * FROM evidence WHERE hash = ${hash} AND independence_key = ${key}`),
+                  Effect.map((rows) => toEvidence(rows[0]!))
+                )
+              })
+            )),
+
+      list: ({ ref, kind, status, bundle, source, limit = 1000 }) =>
+        read((sql) =>
+          sql<EvidenceRow>`SELECT * FROM evidence WHERE ${sql.and([
+            ...(ref === undefined ? [] : [sql`ref = ${ref}`]),
+            ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+            ...(status === undefined ? [] : [sql`status = ${status}`]),
+            ...(bundle === undefined ? [] : [inBundle(sql, bundle)]),
+            ...(source === undefined ? [] : [sql`source = ${source}`])
+          ])} ORDER BY recorded_at DESC, rowid DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvidence)))),
+
+      get: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : read((sql) => sql<EvidenceRow>`SELECT * FROM evidence WHERE ${sql.in("id", ids)} ORDER BY recorded_at DESC, rowid DESC`.pipe(Effect.map((rows) => rows.map(toEvidence)))),
+
+      independentCount: (rows) => new Set(rows.map((row) => row.independenceKey ?? row.id)).size,
+
+      mark: (ids, status) => (ids.length === 0 ? Effect.void : write((sql) => sql`UPDATE evidence SET status = ${status} WHERE ${sql.in("id", ids)}`.pipe(Effect.asVoid))),
+
+      idsStartingWith: (prefix, limit) =>
+        read((sql) =>
+          sql<{ id: string }>`SELECT id FROM evidence WHERE substr(id, 1, length(${prefix})) = ${prefix} ORDER BY id LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((r) => r.id)))),
+
+      renameBundle: (from, to) =>
+        write((sql) =>
+          Effect.gen(function* () {
+            const rows = yield* sql<EvidenceRow>`SELECT * FROM evidence WHERE ${inBundle(sql, from)}`
+            for (const row of rows) {
+              const ref = `${to}${row.ref!.slice(from.length)}`
+              const hash = evidenceHash({ kind: row.kind, ref, note: row.note, query: row.query ?? undefined, origin: row.origin ?? undefined })
+              // A row already there under the new name (a repeated rename after a crash, a re-collection) is that observation.
+              const updated = yield* sql<{ id: string }>`UPDATE OR IGNORE evidence SET ref = ${ref}, hash = ${hash} WHERE id = ${row.id} RETURNING id`
+              if (updated.length === 0) yield* sql`DELETE FROM evidence WHERE id = ${row.id}`
+            }
+          }))
+    })
+  })
+
+/** An EvidenceStore with its own state.db connection (tests, tools). */
+export const makeEvidenceStore = (filename: string) => Effect.flatMap(makeStateDb(filename), evidenceStoreFrom)
+
+/** Needs StateDb (StateDbLive in AkmLive, StateDbMemory in AkmTest). */
+export const EvidenceStoreSqlite = Layer.effect(EvidenceStore, Effect.flatMap(StateDb, evidenceStoreFrom))
+
+/** state.db in memory, for tests of other programs. */
+export const EvidenceStoreMemory = Layer.scoped(EvidenceStore, makeEvidenceStore(":memory:"))

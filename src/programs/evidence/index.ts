@@ -1,0 +1,6 @@
+export { addEvidence, type AddEvidenceInput } from "./add.js"
+export { collectEvidence, collectEvidenceReport, type CollectOptions, type CollectReport } from "./collect.js"
+export { dismissEvidence, findEvidence } from "./dismiss.js"
+export { importTranscripts, type ImportTranscriptsInput, type ImportTranscriptsResult } from "./importTranscripts.js"
+export { listEvidence, type EvidenceList, type EvidenceListRow } from "./list.js"
+export { missingRefs } from "./refState.js"
