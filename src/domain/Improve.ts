@@ -143,11 +143,12 @@ export interface GateVerdict {
  * Pass = every trigger's MRR improves or holds (within `triggerTolerance`),
  * the mean holdout MRR drops by at most `holdoutMaxDrop`, no canary's rank
  * gets worse by more than `canaryMaxRankLoss`, and no banned item newly
- * ranks above its successor. A candidate without trigger queries cannot show
+ * ranks above its successor; with `mustFind` (a new item) every trigger must
+ * find it. A candidate without trigger queries cannot show
  * it fixes anything retrieval-wise; it passes on the other rules (its
  * evidence was a lint finding or a broken link, which Level 1 checks).
  */
-export const judge = (checks: ReadonlyArray<QueryCheck>, gate: GateConfig): GateVerdict => {
+export const judge = (checks: ReadonlyArray<QueryCheck>, gate: GateConfig, options: { readonly mustFind?: boolean } = {}): GateVerdict => {
   const of = (kind: QueryKind) => checks.filter((c) => c.kind === kind)
   const triggers = of("trigger")
   const holdouts = of("holdout")
@@ -155,6 +156,11 @@ export const judge = (checks: ReadonlyArray<QueryCheck>, gate: GateConfig): Gate
   const banned = of("banned")
   const failures: Array<string> = []
   for (const t of triggers) {
+    // A new item (learn) that its own question does not find answers nothing.
+    if (options.mustFind === true && t.after === 0) {
+      failures.push(`trigger "${t.query}": the new item ${t.expected} is not found`)
+      continue
+    }
     if (reciprocal(t.after) < reciprocal(t.before) - gate.triggerTolerance - 1e-9) {
       failures.push(`trigger "${t.query}": ${t.expected} fell from rank ${t.before} to ${t.after === 0 ? "not found" : t.after}`)
     }
@@ -211,7 +217,8 @@ export const holdoutQueries = (target: { readonly name: string; readonly descrip
   const out: Array<string> = []
   const add = (q: string) => {
     const w = words(q)
-    if (w.length >= 3 && !out.includes(w.toLowerCase())) out.push(w.toLowerCase())
+    // One word ("Notes") is no query to hold an item to: a vague field is often what the evidence is about.
+    if (w.split(" ").length >= 2 && !out.includes(w.toLowerCase())) out.push(w.toLowerCase())
   }
   add(target.name.replace(/[-_/]+/g, " "))
   if (target.description !== undefined) add(target.description)
@@ -265,3 +272,32 @@ export const protectedFieldChanges = (before: string, after: string, allowed: Re
 /** The markdown headings of a text (ATX), for holdout queries. */
 export const headingsOf = (text: string): ReadonlyArray<string> =>
   [...text.matchAll(/^#{1,4}[ \t]+(.+?)[ \t#]*$/gm)].map((m) => m[1]!).slice(0, 12)
+
+// --- Level 1: content kept ----------------------------------------------------------------------
+
+const contentWords = (text: string): ReadonlySet<string> =>
+  new Set(text.replace(FRONTMATTER, "").toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])
+
+/** Share of a revision's distinct body words the candidate may lose before it counts as dropping facts. */
+export const MAX_WORD_LOSS = 0.25
+
+/**
+ * What a revision drops of the item's own text: headings that vanished and
+ * the share of distinct body words lost. A fix adds or corrects; it does not
+ * delete sections (that would be a destructive change, never from improve).
+ */
+export const droppedContent = (before: string, after: string): { readonly headings: ReadonlyArray<string>; readonly wordLoss: number } => {
+  const kept = new Set(headingsOf(after).map((h) => h.toLowerCase()))
+  const headings = headingsOf(before).filter((h) => !kept.has(h.toLowerCase()))
+  const a = contentWords(before)
+  const b = contentWords(after)
+  const lost = [...a].filter((w) => !b.has(w)).length
+  return { headings, wordLoss: a.size === 0 ? 0 : lost / a.size }
+}
+
+/** Share of a question's words a new item's body contains (learn: the item must answer what was asked). */
+export const answerCoverage = (question: string, text: string): number => {
+  const q = [...contentWords(question)]
+  const body = contentWords(text)
+  return q.length === 0 ? 1 : q.filter((w) => body.has(w)).length / q.length
+}

@@ -6,7 +6,10 @@ import type { Diagnostic } from "../../domain/Diagnostic.js"
 import type { Evidence } from "../../domain/Evidence.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import {
+  answerCoverage,
   canaryQuery,
+  droppedContent,
+  MAX_WORD_LOSS,
   canarySample,
   EVALUATOR_VERSION,
   headingsOf,
@@ -80,6 +83,15 @@ const wordsOf = (text: string): ReadonlyArray<string> => text.toLowerCase().matc
  * repeated ones (a word added 4+ times making up a quarter of what was added).
  */
 export const stuffedWord = (before: string, after: string): string | undefined => {
+  // One line (a heading, a description) that says one word four times is stuffing whatever else the file adds.
+  const beforeLines = new Set(before.split("\n"))
+  for (const line of after.split("\n")) {
+    if (beforeLines.has(line)) continue
+    const seen = new Map<string, number>()
+    for (const w of wordsOf(line)) seen.set(w, (seen.get(w) ?? 0) + 1)
+    const top = [...seen].find(([, n]) => n >= 4)
+    if (top !== undefined) return top[0]
+  }
   const count = (ws: ReadonlyArray<string>) => {
     const m = new Map<string, number>()
     for (const w of ws) m.set(w, (m.get(w) ?? 0) + 1)
@@ -157,6 +169,16 @@ const levelOne = (input: VerifyInput) =>
       const redacted = yield* redactor.redact(file.content)
       const beforeRedacted = before === null ? "" : yield* redactor.redact(before)
       if (placeholders(redacted) - placeholders(file.content) > placeholders(beforeRedacted) - placeholders(before ?? "")) failures.push(`${p}: contains a secret value`)
+      if (before !== null && input.recipe === "revise") {
+        const dropped = droppedContent(before, file.content)
+        if (dropped.headings.length > 0) failures.push(`${p}: drops the section${dropped.headings.length === 1 ? "" : "s"} ${dropped.headings.map((h) => `"${h}"`).join(", ")}`)
+        else if (dropped.wordLoss > MAX_WORD_LOSS) failures.push(`${p}: drops ${Math.round(dropped.wordLoss * 100)}% of the item's words`)
+      }
+      if (before === null && input.recipe === "learn") {
+        const asked = input.evidence.flatMap((e) => (e.query === undefined ? [] : [e.query]))
+        const missed = asked.filter((q) => answerCoverage(q, file.content!) < 0.5)
+        if (missed.length > 0) failures.push(`${p}: does not answer "${missed[0]}"`)
+      }
       const stuffed = stuffedWord(before ?? "", file.content)
       if (stuffed !== undefined) failures.push(`${p}: keyword stuffing ("${stuffed}" repeated)`)
       const change: FileChange = { bundle: input.info.name, path: p, beforeHash: target?.beforeHash ?? null, after: file.content }
@@ -231,7 +253,7 @@ const levelTwo = (input: VerifyInput, changes: ReadonlyArray<FileChange>) =>
         bannedAfter: rankIn(after, pair.old)
       })
     }
-    const verdict = judge(checks, gate)
+    const verdict = judge(checks, gate, { mustFind: input.recipe === "learn" })
     const where = changes[0]!.path
     const rank = (n: number) => (n === 0 ? "–" : String(n))
     const diagnostics = checks.map((c) =>
