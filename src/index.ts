@@ -22,3 +22,6 @@ export {
 export { TransactionEngineLive, makeTransactionEngine } from "./layers/fs/TransactionEngine.js"
 export { ChangeValidatorIndexed, makeChangeValidator } from "./layers/validation/ChangeValidatorIndexed.js"
 export { VERSION } from "./version.js"
+export { ImproveComposed, ImproveLive } from "./layers/improve/ImproveLive.js"
+export { ImproveStoreSqlite } from "./layers/sqlite/ImproveStoreSqlite.js"
+export { SandboxIndexMiniSearch } from "./layers/memory/SandboxIndexMiniSearch.js"

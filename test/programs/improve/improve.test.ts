@@ -8,6 +8,7 @@ import { AkmTest } from "../../../src/layers/test/AkmTest.js"
 import { configSet } from "../../../src/programs/config.js"
 import { improve, improveRuns, proposalSubmit } from "../../../src/programs/improve.js"
 import { indexBundles } from "../../../src/programs/indexBundles.js"
+import { proposalReject } from "../../../src/programs/proposals/reject.js"
 import { proposalShow } from "../../../src/programs/proposals/show.js"
 import { GenerationFailed, type GenerationRequest } from "../../../src/services/Generator.js"
 import { ImproveStore } from "../../../src/services/ImproveStore.js"
@@ -164,6 +165,21 @@ describe("improve", () => {
       expect(proposal?.status).toBe("pending")
       expect(JSON.stringify(proposal)).not.toContain("confidence 1.0")
       expect(at(root)).toBe(ROLLBACK)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("Level 3: what became of a proposal is recorded per change on the next run (it orders work, it admits nothing)", () => {
+    const { layer } = withImprove([FEEDBACK], () => [{ path: "knowledge/deploy-rollback.md", content: GOOD }])
+    return Effect.gen(function* () {
+      yield* workspace
+      const run = yield* improve({})
+      if (run._tag !== "Ran") throw new Error("locked")
+      yield* proposalReject(run.run.proposals[0]!, "not how we say it")
+      yield* improve({})
+      const outcomes = yield* (yield* ImproveStore).outcomes
+      expect(outcomes).toMatchObject([{ proposalId: run.run.proposals[0], target: FEEDBACK.ref, kind: "rejected" }])
+      yield* improve({})
+      expect(yield* (yield* ImproveStore).outcomes).toHaveLength(1)
     }).pipe(Effect.provide(layer))
   })
 
