@@ -13,7 +13,8 @@ import { cliSeams, runCommand, type CliSeams } from "./run.js"
 /** Evidence and generator for Improve: a test entry point's, else the shipped ones. */
 const improveServices = (seams: CliSeams) => seams.improve ?? Layer.merge(EvidenceStoreNone, GeneratorNone)
 
-const withImprove = <A, E, R>(program: Effect.Effect<A, E, R>) =>
+/** Provides Improve to a program, built over the command's live layer (what `runCommand` provides). */
+export const withImprove = <A, E, R>(program: Effect.Effect<A, E, R>) =>
   Effect.flatMap(FiberRef.get(cliSeams), (seams) => Effect.succeed(Effect.provide(program, ImproveComposed.pipe(Layer.provide(improveServices(seams))))))
 
 const outcomeColour = (outcome: string, s: Style): string =>

@@ -1,9 +1,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Effect, FiberRef, Layer, Option } from "effect"
-import { ImproveComposed } from "../layers/improve/ImproveLive.js"
-import { EvidenceStoreNone, GeneratorNone } from "../layers/improve/ImproveInterim.js"
+import { Effect, Option } from "effect"
 import { proposalSubmit } from "../programs/improve.js"
 import type { SubmitResult } from "../services/Improve.js"
 import { createInterface } from "node:readline/promises"
@@ -20,7 +18,8 @@ import { proposalShow, type ProposalView } from "../programs/proposals/show.js"
 import type { ProposalSummary } from "../services/ProposalStore.js"
 import { globalOptions } from "./options.js"
 import { neutralise, table, type Style, type View } from "./render.js"
-import { callerContext, cliSeams, runCommand } from "./run.js"
+import { withImprove } from "./improve.js"
+import { callerContext, runCommand } from "./run.js"
 
 const id = Args.text({ name: "id" }).pipe(Args.withDescription("the proposal's id, or its first 8 characters"))
 
@@ -189,13 +188,8 @@ const submit = Command.make(
     ...globalOptions
   },
   (o) =>
-    Effect.flatMap(FiberRef.get(cliSeams), (seams) =>
-      runCommand(
-        o,
-        Effect.provide(proposalSubmit(o.packet, Option.getOrUndefined(o.dir)), ImproveComposed.pipe(Layer.provide(seams.improve ?? Layer.merge(EvidenceStoreNone, GeneratorNone)))),
-        submitView,
-        (r) => (r.proposalId === undefined ? 1 : 0)
-      ))
+    Effect.flatMap(withImprove(proposalSubmit(o.packet, Option.getOrUndefined(o.dir))), (program) =>
+      runCommand(o, program, submitView, (r) => (r.proposalId === undefined ? 1 : 0)))
 ).pipe(Command.withDescription("Verify an agent's candidate files from a work packet and make them a proposal. Example: akm proposal submit 1a2b3c4d"))
 
 export const proposalCommand = Command.make("proposal").pipe(

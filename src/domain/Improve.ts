@@ -18,11 +18,12 @@ export const EVALUATOR_VERSION = "improve-gate@1"
 /**
  * What one attempt (one fingerprint) ended as. The settled ones are never
  * attempted again with the same inputs (R-IMP-3); a generation failure
- * (timeout, HTTP) or a pending packet is retried by the next run.
+ * (timeout, HTTP) is retried by the next run; an agent packet waits for
+ * `akm proposal submit` (--force writes a fresh one).
  */
 export const ATTEMPT_OUTCOMES = ["proposed", "auto-applied", "no-op", "gate-failed", "generation-failed", "packet", "refused"] as const
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number]
-export const SETTLED_OUTCOMES: ReadonlyArray<AttemptOutcome> = ["proposed", "auto-applied", "no-op", "gate-failed"]
+export const SETTLED_OUTCOMES: ReadonlyArray<AttemptOutcome> = ["proposed", "auto-applied", "no-op", "gate-failed", "packet"]
 
 export interface AttemptRecord {
   readonly runId: string

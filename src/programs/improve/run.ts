@@ -267,7 +267,8 @@ export const improveOnce = Effect.fn("improve.run")(function* (input: ImproveInp
     if (input.force !== true) {
       const settled = (yield* store.attempts(fp)).find((a) => SETTLED_OUTCOMES.includes(a.outcome))
       if (settled !== undefined) {
-        targets.push({ ...withFp, outcome: "skipped", reason: `already attempted with the same inputs (${settled.outcome}${settled.proposalId === undefined ? "" : ` ${settled.proposalId.slice(0, 8)}`}); --force tries again` })
+        const why = settled.outcome === "packet" ? settled.reason ?? "a work packet is open" : `already attempted with the same inputs (${settled.outcome}${settled.proposalId === undefined ? "" : ` ${settled.proposalId.slice(0, 8)}`})`
+        targets.push({ ...withFp, outcome: "skipped", reason: `${why}; --force tries again` })
         continue
       }
       const made = yield* (yield* ProposalStore).withFingerprint(fp)
