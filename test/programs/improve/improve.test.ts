@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import type { EvidenceInput } from "../../../src/domain/Evidence.js"
+import { GeneratorNone } from "../../../src/layers/improve/ImproveInterim.js"
 import { ImproveComposed } from "../../../src/layers/improve/ImproveLive.js"
 import { AkmTest } from "../../../src/layers/test/AkmTest.js"
 import { configSet } from "../../../src/programs/config.js"
@@ -240,6 +241,33 @@ describe("improve", () => {
       if (run._tag !== "Ran") throw new Error("locked")
       expect(run.run.targets.map((t) => t.outcome).sort()).toEqual(["generation-failed", "no-op"])
       expect(yield* (yield* ImproveStore).runs(1)).toHaveLength(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("R-GEN-3: with no generator configured the run reports it per target and fails nothing", () => {
+    const layer = ImproveComposed.pipe(Layer.provide(Layer.merge(evidenceMemory([FEEDBACK]), GeneratorNone)), Layer.provideMerge(AkmTest))
+    return Effect.gen(function* () {
+      yield* workspace
+      const run = yield* improve({})
+      if (run._tag !== "Ran") throw new Error("locked")
+      expect(run.run.targets).toMatchObject([{ outcome: "skipped", reason: expect.stringContaining("no generator configured") }])
+      expect(run.run.generator).toBe("none")
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("--budget-ms: a spent budget starts no attempt and the run says so; --limit bounds the attempts", () => {
+    const { script, layer } = withImprove([FEEDBACK, { ...FEEDBACK, ref: "mine//knowledge/log-search", query: "grep request logs" }], () => [])
+    return Effect.gen(function* () {
+      yield* workspace
+      const spent = yield* improve({ budgetMs: 0 })
+      if (spent._tag !== "Ran") throw new Error("locked")
+      expect(spent.run.status).toBe("budget")
+      expect(spent.run.targets.map((t) => t.outcome)).toEqual(["skipped", "skipped"])
+      expect(script.calls).toBe(0)
+      const limited = yield* improve({ limit: 1 })
+      if (limited._tag !== "Ran") throw new Error("locked")
+      expect(limited.run.targets.map((t) => t.outcome).sort()).toEqual(["no-op", "skipped"])
+      expect(script.calls).toBe(1)
     }).pipe(Effect.provide(layer))
   })
 
