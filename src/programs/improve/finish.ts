@@ -58,7 +58,7 @@ export const finishAttempt = (input: {
     yield* store.create(proposal)
     const metrics = v.evaluation.metrics ?? {}
     if (!autoApplies(v.changeClass, input.autoApply)) return { outcome: "proposed", proposalId: proposal.id, metrics, failures: [] } satisfies Finished as Finished
-    const applied = yield* Effect.either(proposalAccept(proposal.id, { by: "policy" }))
+    const applied = yield* Effect.either(proposalAccept(proposal.id, { by: "policy", refreshIndex: false }))
     if (Either.isLeft(applied)) return { outcome: "proposed", proposalId: proposal.id, reason: `not applied: ${applied.left.message}`, metrics, failures: [] } satisfies Finished as Finished
     yield* (yield* EvidenceStore).mark(input.evidence.map((e) => e.id), "used")
     return { outcome: "auto-applied", proposalId: proposal.id, metrics, failures: [] } satisfies Finished as Finished

@@ -26,6 +26,7 @@ import { ProposalStore } from "../../services/ProposalStore.js"
 import { Redactor } from "../../services/Redactor.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { indexBundles } from "../indexBundles.js"
+import { refreshIndex } from "../proposals/accept.js"
 import { now } from "../proposals/lookup.js"
 import { resolveBundle } from "../scan.js"
 import { finishAttempt } from "./finish.js"
@@ -233,6 +234,7 @@ export const improveOnce = Effect.fn("improve.run")(function* (input: ImproveInp
   const usage = { modelCalls: 0, cachedCalls: 0, inputTokens: 0, outputTokens: 0 }
   const proposals: Array<string> = []
   const autoApplied: Array<string> = []
+  const appliedBundles = new Set<string>()
   let snapshot: Snapshot | undefined
   let status: RunRecord["status"] = "ok"
   let attempted = 0
@@ -333,10 +335,15 @@ export const improveOnce = Effect.fn("improve.run")(function* (input: ImproveInp
     const title = p.recipe === "revise" ? `Revise ${p.target}: ${p.evidence[0]!.note.slice(0, 60)}` : `Learn: ${work.topic.slice(0, 70)}`
     const finished = yield* finishAttempt({ recipe: p.recipe, title, fingerprint: fp, evidence: p.evidence, verification, autoApply: autoApply as ReadonlyArray<ChangeClass> })
     if (finished.proposalId !== undefined) proposals.push(finished.proposalId)
-    if (finished.outcome === "auto-applied") autoApplied.push(finished.proposalId!)
+    if (finished.outcome === "auto-applied") {
+      autoApplied.push(finished.proposalId!)
+      appliedBundles.add(work.info.name)
+    }
     yield* attempt(finished.outcome, { reason: finished.reason, proposalId: finished.proposalId })
   }
 
+  // R-IMP-5: what was applied during the run reaches the index once, at its end.
+  if (appliedBundles.size > 0) yield* refreshIndex([...appliedBundles])
   const finishedAt = yield* now
   const run: RunRecord = {
     id: runId,

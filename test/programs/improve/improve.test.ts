@@ -13,6 +13,7 @@ import { proposalReject } from "../../../src/programs/proposals/reject.js"
 import { proposalShow } from "../../../src/programs/proposals/show.js"
 import { GenerationFailed, type GenerationRequest } from "../../../src/services/Generator.js"
 import { ImproveStore } from "../../../src/services/ImproveStore.js"
+import { IndexStore } from "../../../src/services/IndexStore.js"
 import { ProposalStore } from "../../../src/services/ProposalStore.js"
 import { WorkspaceConfig } from "../../../src/services/WorkspaceConfig.js"
 import { evidenceMemory, scriptedGenerator, type Reply } from "../../support/improveLayers.js"
@@ -193,6 +194,8 @@ describe("improve", () => {
       if (run._tag !== "Ran") throw new Error("locked")
       expect(run.run.autoApplied).toHaveLength(1)
       expect(at(root)).toBe(GOOD)
+      // The run refreshed the index once at its end (R-IMP-5).
+      expect((yield* (yield* IndexStore).resolve(FEEDBACK.ref!))?.tags).toEqual(expect.arrayContaining(["undo"]))
     }).pipe(Effect.provide(layer))
   })
 
