@@ -4,7 +4,7 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls (default: all);
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve (default: all);
 //               search without index builds only the 5,000-item corpus it searches
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
 //   --large     also index a 50,000-item corpus
@@ -48,6 +48,11 @@
 //               { "maxMs" (longest event-loop stall over the rounds), "p50Ms", "first" (the first call's), "rounds" } } }
 //               (in-process, perf_hooks monitorEventLoopDelay at 1 ms; an indexed 5,000-item corpus; --quick: 200)
 //
+//   "improve": { "defects", "kinds", "variants", "tuning" | "heldOut" | "all": { "defects", "goodAccepted", "badAccepted", "badRejected",
+//                "precision", "recall", "badRejectionRate" }, "triggerLift": { "proposals", "mrrBefore", "mrrAfter", "lift" },
+//                "run": { "attempts", "wallMs", "modelCalls", "secondRunModelCalls", "secondRunGeneratorCalls" }, "misjudged" }
+//               (bench/improve.ts on bench/fixtures/improve/fixture.json)
+//
 // The corpus, index, search and quality sections run in-process through
 // bench/driver.ts (bundled by bench/sections/driver.mjs); timings stay in ms
 // with a same-run reference wherever a ratio is the target.
@@ -55,6 +60,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { cleanupDriver } from "./sections/driver.mjs"
+import { improveRows, improveSection } from "./sections/improve.mjs"
 import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
@@ -62,8 +68,8 @@ import { stallsRows, stallsSection } from "./sections/stalls.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve"]
 
 const parseFlags = (argv) => {
   const flags = { runs: 20, json: false, quick: false, large: false, sections: new Set(SECTIONS), out: fileURLToPath(new URL("results.json", import.meta.url)) }
@@ -154,6 +160,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
     if (wanted.has("quality")) results.sections.quality = await qualitySection({ onProgress: progress })
     if (wanted.has("writes")) results.sections.writes = await writesSection({ size: flags.quick ? 200 : 20000, runs: flags.quick ? 1 : 3, onProgress: progress })
     if (wanted.has("stalls")) results.sections.stalls = await stallsSection({ size: flags.quick ? 200 : 5000, rounds: flags.quick ? 3 : 10, onProgress: progress })
+    if (wanted.has("improve")) results.sections.improve = await improveSection({ onProgress: progress })
   } finally {
     cleanupDriver()
   }
@@ -164,7 +171,7 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality, writes, stalls } = results.sections
+  const { startup, index, search, quality, writes, stalls, improve } = results.sections
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
@@ -191,6 +198,7 @@ if (flags.json) {
       ...(stalls === undefined
         ? []
         : [`stalls — longest event-loop stall per request-path operation, in-process over ${stalls.rounds} rounds, ${stalls.files} files (first call apart)`, table(stallsRows(stalls)), ""]),
+      ...(improve === undefined ? [] : [`improve — ${improve.defects} seeded defects (${improve.kinds.length} evidence kinds), a good and three bad candidates each; scripted generator`, table(improveRows(improve)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -27,3 +27,6 @@ export { GeneratorScripted, makeScriptedGenerator, type Script, type ScriptAnswe
 export { GeneratorNone, makeNoGenerator } from "./layers/generator/GeneratorNone.js"
 export { GeneratorAgent, makeAgentGenerator, readPacket, packetCandidates, markPacketSubmitted, packetIdFor, PacketError } from "./layers/generator/AgentPackets.js"
 export { VERSION } from "./version.js"
+export { ImproveComposed, ImproveLive } from "./layers/improve/ImproveLive.js"
+export { ImproveStoreSqlite } from "./layers/sqlite/ImproveStoreSqlite.js"
+export { SandboxIndexMiniSearch } from "./layers/memory/SandboxIndexMiniSearch.js"

@@ -72,6 +72,9 @@ export const checkArgv = (root: CommandNode, argv: ReadonlyArray<string>): ArgvC
   let i = 0
   while (node.subcommands.length > 0) {
     const word = argv[i]
+    // A command with options of its own also runs without a subcommand (`akm improve --dry-run`, `akm improve runs`).
+    const runnable = node !== root && node.options.length > 0
+    if (runnable && (word === undefined || (word.startsWith("-") && !HELP.has(word)))) break
     if (word === undefined) {
       if (node === root) return { _tag: "Help", command: root }
       return usage(`\`${commandName(node)}\` needs a command: ${node.subcommands.map((c) => c.name).join(", ")}`, `run \`${commandName(node)} --help\``)

@@ -117,7 +117,11 @@ const rootHelp = (root: CommandNode, version: string): string => {
 const groupHelp = (node: CommandNode): string => {
   const name = ["akm", ...node.path].join(" ")
   const { text, example: groupExample } = splitDescription(node.description)
-  const lines: Array<string> = [`Usage: ${name} <command> [options]`, "", ...paragraph(text), "", "Commands:", ...commandList(node)]
+  // A command that also runs by itself (`akm improve`) lists its own options too.
+  const own = node.options.filter((o) => !GLOBAL_OPTION_NAMES.has(o.name))
+  const usage = own.length > 0 ? [`Usage: ${name} [options]`, `       ${name} <command> [options]`] : [`Usage: ${name} <command> [options]`]
+  const lines: Array<string> = [...usage, "", ...paragraph(text), "", "Commands:", ...commandList(node)]
+  if (own.length > 0) lines.push("", "Options:", ...rows(own.map((o) => [optionLabel(o), optionText(o)] as const)))
   example(lines, groupExample)
   lines.push("", `Run \`${name} <command> --help\` for a command's options and an example.`)
   return `${lines.join("\n")}\n`

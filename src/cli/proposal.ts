@@ -2,6 +2,8 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
+import { proposalSubmit } from "../programs/improve.js"
+import type { SubmitResult } from "../services/Improve.js"
 import { createInterface } from "node:readline/promises"
 import { Conflict, UsageError } from "../domain/Errors.js"
 import { PROPOSAL_STATUSES, shortId } from "../domain/Proposal.js"
@@ -16,6 +18,7 @@ import { proposalShow, type ProposalView } from "../programs/proposals/show.js"
 import type { ProposalSummary } from "../services/ProposalStore.js"
 import { globalOptions } from "./options.js"
 import { neutralise, table, type Style, type View } from "./render.js"
+import { withImprove } from "./improve.js"
 import { callerContext, runCommand } from "./run.js"
 
 const id = Args.text({ name: "id" }).pipe(Args.withDescription("the proposal's id, or its first 8 characters"))
@@ -52,6 +55,7 @@ const showText = (p: ProposalView, s: Style): string => {
     ? []
     : [
       `${s.dim("evaluation:")} ${p.evaluation.verdict === "pass" ? s.green("pass") : s.red("fail")} ${s.dim(`(${p.evaluation.evaluator})`)}`,
+      ...(p.evaluation.metrics === undefined ? [] : [`  ${s.dim(Object.entries(p.evaluation.metrics).map(([k, v]) => `${k}=${Number.isInteger(v) ? v : v.toFixed(3)}`).join(" "))}`]),
       ...p.evaluation.diagnostics.map((d) => `  ${d.severity}  ${d.code}  ${d.path}${d.line === undefined ? "" : `:${d.line}`}  ${d.message}`)
     ]
   const outcomes = p.outcomes.map((o) => `  ${o.at}  ${o.kind}${o.error === undefined ? "" : `: ${o.error.message}`}${o.note === undefined ? "" : s.dim(` (${o.note})`)}`)
@@ -169,7 +173,26 @@ const create = Command.make(
   (o) => runCommand(o, proposalNew({ bundle: o.bundle, files: o.file, title: o.title, ...callerContext() }), showView)
 ).pipe(Command.withDescription("Make a proposal by hand from local files, for review. Example: akm proposal new --bundle notes --file guides/setup.md=@./draft.md --title \"Setup guide\""))
 
+const submitView: View<SubmitResult> = {
+  text: (r, s) =>
+    r.proposalId !== undefined
+      ? `${s.green("✓")} ${r.outcome} ${shortId(r.proposalId)} from packet ${r.packetId}; review with: akm proposal show ${shortId(r.proposalId)}`
+      : [`${s.red("✗")} packet ${r.packetId}: ${r.outcome}, no proposal`, ...r.failures.map((f) => `  ${f}`)].join("\n")
+}
+
+const submit = Command.make(
+  "submit",
+  {
+    packet: Args.text({ name: "packet-id" }).pipe(Args.withDescription("the work packet `akm improve` wrote (agent generator)")),
+    dir: Options.directory("dir").pipe(Options.withDescription("read the candidate files from here instead of the packet's out/"), Options.optional),
+    ...globalOptions
+  },
+  (o) =>
+    Effect.flatMap(withImprove(proposalSubmit(o.packet, Option.getOrUndefined(o.dir))), (program) =>
+      runCommand(o, program, submitView, (r) => (r.proposalId === undefined ? 1 : 0)))
+).pipe(Command.withDescription("Verify an agent's candidate files from a work packet and make them a proposal. Example: akm proposal submit 1a2b3c4d"))
+
 export const proposalCommand = Command.make("proposal").pipe(
   Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal. Example: akm proposal list --status pending"),
-  Command.withSubcommands([list, show, diff, accept, reject, revert, recover, create])
+  Command.withSubcommands([list, show, diff, accept, reject, revert, recover, create, submit])
 )

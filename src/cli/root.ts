@@ -9,6 +9,7 @@ import { evidenceCommand } from "./evidence.js"
 import { feedbackCommand } from "./feedback.js"
 import { healthCommand } from "./health.js"
 import { importCommand } from "./import.js"
+import { improveCommand } from "./improve.js"
 import { indexCommand } from "./index.js"
 import { infoCommand } from "./info.js"
 import { initCommand } from "./init.js"
@@ -25,6 +26,6 @@ export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand])
 )
 

@@ -5,6 +5,9 @@ import { makeAkmLive } from "../layers/AkmLive.js"
 import type { Adapters } from "../services/Adapters.js"
 import type { CrashPoints } from "../services/CrashPoints.js"
 import type { EvidenceStore } from "../services/EvidenceStore.js"
+import type { Generator } from "../services/Generator.js"
+import type { ImproveStore } from "../services/ImproveStore.js"
+import type { SandboxIndex } from "../services/SandboxIndex.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
 import type { ChangeValidator } from "../services/ChangeValidator.js"
 import type { GitHistory } from "../services/GitHistory.js"
@@ -27,7 +30,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
+export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's
@@ -37,6 +40,8 @@ export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore |
  */
 export interface CliSeams {
   readonly crashPoints?: Layer.Layer<CrashPoints> | undefined
+  /** Improve's evidence and generator (a test entry point's scripted ones); default: the shipped layers. */
+  readonly improve?: Layer.Layer<EvidenceStore | Generator> | undefined
 }
 
 export const cliSeams = FiberRef.unsafeMake<CliSeams>({})

@@ -20,6 +20,8 @@ import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
 import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
+import { ImproveStoreSqlite } from "./sqlite/ImproveStoreSqlite.js"
+import { SandboxIndexMiniSearch } from "./memory/SandboxIndexMiniSearch.js"
 import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
 
 export interface AkmLiveOptions extends PathOverrides {
@@ -53,7 +55,9 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     MaterializerLive,
     TransactionEngineLive,
     GitHistoryIsomorphic,
-    ItemProjectorWorkers({ script: options.projectorWorker })
+    ItemProjectorWorkers({ script: options.projectorWorker }),
+    ImproveStoreSqlite,
+    SandboxIndexMiniSearch
   ).pipe(
     // The engine and the proposal evaluation validate through the index (ChangeValidator).
     Layer.provideMerge(ChangeValidatorIndexed),

@@ -22,3 +22,4 @@ export { registrySearch, type RegistrySearchInput, type RegistrySearchResult } f
 export { scanBundle, scanWith, type ScanResult } from "./scan.js"
 export { search } from "./search.js"
 export { show, type ShowInput, type ShowResult } from "./show.js"
+export { improve, improveRuns, proposalSubmit } from "./improve.js"

@@ -24,6 +24,8 @@ import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
 import { TokenizerGpt } from "../tokenizer/TokenizerGpt.js"
 import { workspacePaths } from "../../domain/Paths.js"
+import { ImproveStoreSqlite } from "../sqlite/ImproveStoreSqlite.js"
+import { SandboxIndexMiniSearch } from "../memory/SandboxIndexMiniSearch.js"
 
 /** A workspace in a fresh temp directory, removed when the layer's scope closes. */
 export const WorkspaceConfigTemp = Layer.scoped(
@@ -43,7 +45,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch).pipe(
   Layer.provideMerge(ChangeValidatorIndexed),
   Layer.provideMerge(IndexStoreMiniSearch),
   Layer.provideMerge(ProgressSilent),

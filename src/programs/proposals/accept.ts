@@ -51,7 +51,7 @@ export const refreshIndex = (bundles: ReadonlyArray<string>) =>
  * command fails naming the file; a refusal that says nothing about the
  * proposal itself (a read-only bundle, the lease) leaves it pending.
  */
-export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix: string, options: { readonly by?: string } = {}) {
+export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix: string, options: { readonly by?: string; readonly refreshIndex?: boolean } = {}) {
   const store = yield* ProposalStore
   const transaction = yield* Transaction
   yield* recoverWrites()
@@ -99,7 +99,8 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
   // Sets this accept's own recovery finished for other proposals.
   yield* recordFinished()
   // Recorded before the index refresh: the tree and state.db disagree for as short a time as possible.
-  const warnings = [...(result.warnings ?? []), ...(yield* refreshIndex(bundlesOf(proposal)))]
+  // An improve run applies several and refreshes once at its end (R-IMP-5).
+  const warnings = [...(result.warnings ?? []), ...(options.refreshIndex === false ? [] : yield* refreshIndex(bundlesOf(proposal)))]
   return {
     id: proposal.id,
     title: proposal.title,
