@@ -250,10 +250,11 @@ One more line from the benchmark.
   },
 
   quality: async () => {
-    const mount = async (source: string, adapter: string) => {
+    const mount = async (source: string, adapter: string, more: ReadonlyArray<{ readonly source: string; readonly name: string; readonly adapter: string }> = []) => {
       const home = join(tmpdir(), `akm-bench-quality-${process.pid}-${Math.random().toString(36).slice(2)}`)
       const runtime = runtimeFor(home)
       await runtime.runPromise(bundleAdd({ source, name: "stash", adapter, cwd: home, home }))
+      for (const b of more) await runtime.runPromise(bundleAdd({ source: b.source, name: b.name, adapter: b.adapter, cwd: home, home }))
       await runtime.runPromise(indexBundles({}))
       return {
         runtime,
@@ -288,7 +289,7 @@ One more line from the benchmark.
     }
     const nl = naturalLanguageSet()
     if (existsSync(nl.library)) {
-      const n = await mount(nl.library, "akm")
+      const n = await mount(nl.library, "akm", nl.bundles.filter((b) => b.source !== nl.library))
       try {
         result.naturalLanguage = await nl.run(n.refs)
       } finally {

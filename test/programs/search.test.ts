@@ -281,7 +281,7 @@ describe("search quality on the natural-language set (test/fixtures/search-quali
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "akm-nl-"))
     const runtime = ManagedRuntime.make(makeAkmLive({ configDir: path.join(home, "c"), dataDir: path.join(home, "d"), cacheDir: path.join(home, "k"), quiet: true }))
     try {
-      await runtime.runPromise(bundleAdd({ source: nl.library, name: "library", adapter: "akm", cwd: home, home }))
+      for (const b of nl.bundles) await runtime.runPromise(bundleAdd({ source: b.source, name: b.name, adapter: b.adapter, cwd: home, home }))
       await runtime.runPromise(indexBundles({}))
       const report = await nl.run(async (query, limit) => refs(await runtime.runPromise(search({ query, limit, track: false }))))
       expect(report.ndcg).toBeGreaterThanOrEqual(0.92)
