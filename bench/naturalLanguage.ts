@@ -10,7 +10,7 @@
  */
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { meanScores, scoreRanking } from "../src/domain/RankMetrics.js"
+import { meanScores, scoreRanking, type RankScores } from "../src/domain/RankMetrics.js"
 import { shortRef } from "./quality.js"
 
 export type QueryKind = "plain" | "stuffed" | "decoy" | "superseded"
@@ -63,7 +63,7 @@ export const naturalLanguageSet = () => {
   const judgments = fixture("judgments.json")
   const queries = (): ReadonlyArray<NaturalQuery> => (JSON.parse(readFileSync(judgments, "utf8")) as { queries: ReadonlyArray<NaturalQuery> }).queries
   const run = async (search: (query: string, limit: number) => Promise<ReadonlyArray<string>>): Promise<NaturalLanguageReport> => {
-    const cases = []
+    const cases: Array<{ readonly id: string; readonly query: string; readonly kind: QueryKind; readonly split: Split; readonly returned: ReadonlyArray<string> } & RankScores> = []
     for (const q of queries()) {
       const returned = (await search(q.query, K)).map(shortRef)
       cases.push({ id: q.id, query: q.query, kind: q.kind, split: q.split, returned, ...scoreRanking(returned, { relevant: q.relevant, banned: q.banned, limit: K }) })

@@ -238,5 +238,7 @@ export const indexMigrations: Migrations = {
     const sql = yield* SqlClient.SqlClient
     const columns = yield* sql<{ name: string }>`SELECT name FROM pragma_table_info('bundles')`
     if (!columns.some((column) => column.name === "root")) yield* sql.unsafe("ALTER TABLE bundles ADD COLUMN root TEXT").raw
-  })
+  }),
+  // Lexical diversity per item, measured at index time (issue 25, domain/TextSignals.ts): NULL for rows written before.
+  "0004_search_signals": exec("ALTER TABLE documents ADD COLUMN diversity REAL")
 }
