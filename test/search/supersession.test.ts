@@ -81,3 +81,20 @@ describe("outdated items without a link rank below the current item they extend"
     before(await refs("on-call rotation spreadsheet with daily shifts"), "library//facts/oncall-rotation", "library//facts/oncall-rotation-2024")
   })
 })
+
+describe("near-name decoys: the same words in the name, another subject in the body", () => {
+  it("never win on the name alone", async () => {
+    for (const [query, real, decoy] of [
+      ["kubernetes rollback of a broken release", "library//skills/kubernetes-rollback", "library//commands/kubernetes-rollback-alerts"],
+      ["terraform state stored remotely with locking", "library//skills/terraform-state", "library//knowledge/terraform-state-of-adoption"],
+      ["docker image slimming with a smaller base image", "library//skills/docker-image-slimming", "library//knowledge/docker-image-slimming-podcast"],
+      ["database migrations that add a column", "library//skills/database-migrations", "library//knowledge/database-migrations-team"],
+      ["tls certificates renewal for the domain", "library//knowledge/tls-certificates", "library//knowledge/tls-certificates-training"],
+      ["redis caching of hot keys", "library//knowledge/redis-caching", "library//knowledge/redis-caching-contract"]
+    ] as const) {
+      const found = await refs(query)
+      expect(found[0], query).toBe(real)
+      before(found, real, decoy)
+    }
+  })
+})

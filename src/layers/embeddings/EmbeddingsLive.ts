@@ -1,6 +1,6 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { DEFAULT_EMBEDDINGS_KEY, embeddingSpace, type EmbeddingsConfig } from "../../domain/EmbeddingsConfig.js"
-import { dot, embeddingText, fromBlob, toBlob } from "../../domain/Vectors.js"
+import { blobScorer, embeddingText, toBlob } from "../../domain/Vectors.js"
 import { Credentials } from "../../services/Credentials.js"
 import { Embeddings, type EmbeddingRefresh, type SemanticMatch } from "../../services/Embeddings.js"
 import { Progress } from "../../services/Progress.js"
@@ -63,7 +63,8 @@ export const EmbeddingsLive = Layer.scoped(
         const key = yield* apiKey(config)
         const [vector] = yield* requestEmbeddings(config, key, [query], QUERY_TIMEOUT_MS)
         const rows = yield* (yield* db).values(sql`SELECT d.ref, e.vector FROM embeddings e JOIN documents d ON d.hash = e.hash WHERE e.space = ${embeddingSpace(config)}`)
-        const scored = rows.map(([ref, blob]) => ({ ref: ref as string, similarity: dot(vector!, fromBlob(blob as Uint8Array)) }))
+        const score = blobScorer(vector!)
+        const scored = rows.map(([ref, blob]) => ({ ref: ref as string, similarity: score(blob as Uint8Array) }))
         return scored.sort((a, b) => b.similarity - a.similarity || (a.ref < b.ref ? -1 : 1)).slice(0, limit)
       }).pipe(
         Effect.catchAll((error) =>
