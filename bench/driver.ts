@@ -16,7 +16,7 @@
  *                                 request-path operation in-process: search, show, remember, proposal accept of one file
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
-import { ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -35,7 +35,9 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import { setTimeout as sleep } from "node:timers/promises"
 import { sha256Hex } from "../src/domain/Proposal.js"
 import { benchQueries, generateCorpus, touchOnePercent, type Corpus } from "./corpus.js"
+import { startEmbeddingStub } from "./embeddingStub.js"
 import { naturalLanguageSet } from "./naturalLanguage.js"
+import { WorkspaceConfig } from "../src/services/WorkspaceConfig.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
 
 /** The CLI's projector worker (npm run bench builds dist/ first): the index is measured as `akm index` runs it. */
@@ -190,6 +192,54 @@ One more line from the benchmark.
     }
   },
 
+  // Hybrid retrieval (R-SRCH-4), opt-in: embedding a fresh corpus through the stub endpoint on 127.0.0.1, an
+  // index run with every vector already stored, and search latency with vectors present, lexical alone, and
+  // with the endpoint stopped (each query then waits for the refused connection and answers lexically).
+  hybrid: async (o) => {
+    const size = Number(o.size ?? 5000)
+    const dimensions = Number(o.dimensions ?? 384)
+    const root = join(tmpdir(), `akm-bench-hybrid-${process.pid}`)
+    const corpusDir = join(root, "corpus")
+    mkdirSync(corpusDir, { recursive: true })
+    generateCorpus({ dir: corpusDir, size })
+    const stub = await startEmbeddingStub(dimensions)
+    const runtime = runtimeFor(root)
+    const latency = async (queries: ReadonlyArray<string>) => {
+      const samples: Array<number> = []
+      for (const query of queries) {
+        const started = performance.now()
+        await runtime.runPromise(search({ query, limit: 20, track: false }))
+        samples.push(performance.now() - started)
+      }
+      return { queries: queries.length, p50Ms: quantile(samples, 0.5), p95Ms: quantile(samples, 0.95) }
+    }
+    try {
+      await runtime.runPromise(bundleAdd({ source: corpusDir, name: "corpus", adapter: "akm", cwd: root, home: root }))
+      const queries = benchQueries(Number(o.queries ?? 100))
+      for (const query of queries.slice(0, 10)) await runtime.runPromise(search({ query, limit: 20, track: false }))
+      const lexical = await latency(queries)
+      await runtime.runPromise(Effect.flatMap(WorkspaceConfig, (w) => w.update((e) => e.set(["search", "embeddings"], { baseUrl: stub.baseUrl, model: "stub-hash", dimensions }))))
+      let started = performance.now()
+      await runtime.runPromise(indexBundles({}))
+      const embedMs = ms(started)
+      const requests = stub.requests()
+      const inputs = stub.inputs()
+      started = performance.now()
+      await runtime.runPromise(indexBundles({}))
+      const reindexMs = ms(started)
+      const reembedded = stub.inputs() - inputs
+      for (const query of queries.slice(0, 10)) await runtime.runPromise(search({ query, limit: 20, track: false }))
+      const hybrid = await latency(queries)
+      await stub.stop()
+      const down = await latency(queries.slice(0, 20))
+      return { items: size, dimensions, embed: { ms: embedMs, itemsPerSecond: Math.round(inputs / (embedMs / 1000)), requests, inputs }, reindex: { ms: reindexMs, reembedded }, lexical, hybrid, endpointDown: down }
+    } finally {
+      await runtime.dispose()
+      await stub.stop().catch(() => undefined)
+      rmSync(root, { recursive: true, force: true })
+    }
+  },
+
   stalls: async (o) => {
     const root = String(o.root)
     const rounds = Number(o.rounds ?? 10)
@@ -250,10 +300,11 @@ One more line from the benchmark.
   },
 
   quality: async () => {
-    const mount = async (source: string, adapter: string) => {
+    const mount = async (source: string, adapter: string, more: ReadonlyArray<{ readonly source: string; readonly name: string; readonly adapter: string }> = []) => {
       const home = join(tmpdir(), `akm-bench-quality-${process.pid}-${Math.random().toString(36).slice(2)}`)
       const runtime = runtimeFor(home)
       await runtime.runPromise(bundleAdd({ source, name: "stash", adapter, cwd: home, home }))
+      for (const b of more) await runtime.runPromise(bundleAdd({ source: b.source, name: b.name, adapter: b.adapter, cwd: home, home }))
       await runtime.runPromise(indexBundles({}))
       return {
         runtime,
@@ -288,7 +339,7 @@ One more line from the benchmark.
     }
     const nl = naturalLanguageSet()
     if (existsSync(nl.library)) {
-      const n = await mount(nl.library, "akm")
+      const n = await mount(nl.library, "akm", nl.bundles.filter((b) => b.source !== nl.library))
       try {
         result.naturalLanguage = await nl.run(n.refs)
       } finally {

@@ -21,7 +21,7 @@ if (file === undefined) {
 const db = new Database(file, { readonly: true, fileMustExist: true })
 const has = (name) => db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== undefined
 const queries = {
-  documents: "SELECT ref, bundle, concept_id, adapter, type, name, description, tags, aliases, hints, quality, belief_state, superseded_by, status, stale_after, pinned, scope, path, hash, bytes, digest, inputs_digest FROM documents ORDER BY ref",
+  documents: "SELECT ref, bundle, concept_id, adapter, type, name, description, tags, aliases, hints, quality, belief_state, superseded_by, status, stale_after, pinned, scope, path, hash, bytes, digest, inputs_digest, diversity FROM documents ORDER BY ref",
   document_json: "SELECT d.ref, j.doc, j.inputs FROM document_json j JOIN documents d ON d.id = j.id ORDER BY d.ref",
   links: "SELECT d.ref, l.target FROM links l JOIN documents d ON d.id = l.document_id ORDER BY d.ref, l.target",
   outline: "SELECT d.ref, o.position, o.depth, o.text, o.slug FROM outline o JOIN documents d ON d.id = o.document_id ORDER BY d.ref, o.position",

@@ -4,7 +4,8 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve (default: all);
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve (default: all),
+//               or hybrid (opt-in, never in the default run: embeddings through a stub endpoint);
 //               search without index builds only the 5,000-item corpus it searches
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
 //   --large     also index a 50,000-item corpus
@@ -63,6 +64,7 @@ import { cleanupDriver } from "./sections/driver.mjs"
 import { improveRows, improveSection } from "./sections/improve.mjs"
 import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
+import { hybridRows, hybridSection } from "./sections/hybrid.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
 import { stallsRows, stallsSection } from "./sections/stalls.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
@@ -70,6 +72,8 @@ import { startupRows, startupSection } from "./startup.mjs"
 
 const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve] [--json] [--out FILE]"
 const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve"]
+// Opt-in only (never in the default run): hybrid retrieval through a stub embeddings endpoint.
+const OPT_IN = ["hybrid"]
 
 const parseFlags = (argv) => {
   const flags = { runs: 20, json: false, quick: false, large: false, sections: new Set(SECTIONS), out: fileURLToPath(new URL("results.json", import.meta.url)) }
@@ -86,8 +90,8 @@ const parseFlags = (argv) => {
       if (arg === "--out") flags.out = value
       else if (arg === "--sections") {
         const names = value.split(",").map((name) => name.trim())
-        const unknown = names.filter((name) => !SECTIONS.includes(name))
-        if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(", ")} (known: ${SECTIONS.join(", ")})`)
+        const unknown = names.filter((name) => !SECTIONS.includes(name) && !OPT_IN.includes(name))
+        if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(", ")} (known: ${[...SECTIONS, ...OPT_IN].join(", ")})`)
         flags.sections = new Set(names)
       }
       else if (/^[1-9]\d*$/.test(value)) flags.runs = Number(value)
@@ -161,6 +165,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
     if (wanted.has("writes")) results.sections.writes = await writesSection({ size: flags.quick ? 200 : 20000, runs: flags.quick ? 1 : 3, onProgress: progress })
     if (wanted.has("stalls")) results.sections.stalls = await stallsSection({ size: flags.quick ? 200 : 5000, rounds: flags.quick ? 3 : 10, onProgress: progress })
     if (wanted.has("improve")) results.sections.improve = await improveSection({ onProgress: progress })
+    if (wanted.has("hybrid")) results.sections.hybrid = await hybridSection({ size: flags.quick ? 200 : 5000, onProgress: progress })
   } finally {
     cleanupDriver()
   }
@@ -171,7 +176,7 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality, writes, stalls, improve } = results.sections
+  const { startup, index, search, quality, writes, stalls, improve, hybrid } = results.sections
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
@@ -199,6 +204,7 @@ if (flags.json) {
         ? []
         : [`stalls — longest event-loop stall per request-path operation, in-process over ${stalls.rounds} rounds, ${stalls.files} files (first call apart)`, table(stallsRows(stalls)), ""]),
       ...(improve === undefined ? [] : [`improve — ${improve.defects} seeded defects (${improve.kinds.length} evidence kinds), a good and three bad candidates each; scripted generator`, table(improveRows(improve)), ""]),
+      ...(hybrid === undefined ? [] : ["hybrid — opt-in; stub embeddings endpoint on 127.0.0.1, in-process", table(hybridRows(hybrid)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { generatorConfigProblems } from "./GeneratorConfig.js"
 import { MemorySection, memoryPolicyProblems } from "./MemoryPolicy.js"
 import { BundleName } from "./Ref.js"
+import { EmbeddingsConfig } from "./EmbeddingsConfig.js"
 import { MAX_LIMIT } from "./Search.js"
 
 /**
@@ -57,7 +58,11 @@ const Section = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export const AkmConfig = Schema.Struct({
   defaultBundle: Schema.optional(BundleName),
   bundles: Schema.optionalWith(Schema.Record({ key: BundleName, value: BundleConfig }), { default: () => ({}) }),
-  search: Schema.optional(Schema.Struct({ limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_LIMIT))) })),
+  search: Schema.optional(Schema.Struct({
+    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, MAX_LIMIT))),
+    /** Hybrid retrieval through an OpenAI-compatible embeddings endpoint (R-SRCH-4); off when absent. */
+    embeddings: Schema.optional(EmbeddingsConfig)
+  })),
   /** How deep the bundle walk descends (default 64, BundleFilesNode.ts): deeper directories are a `too-deep` diagnostic. */
   index: Schema.optional(Schema.Struct({ maxDepth: Schema.optional(Schema.Int.pipe(Schema.between(1, 100_000))) })),
   website: Schema.optional(Schema.Struct({ allowHosts: Schema.optional(Schema.Array(Schema.String)) })),

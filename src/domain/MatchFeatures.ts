@@ -28,6 +28,8 @@ export interface MatchableItem {
   readonly status?: string | undefined
   readonly staleAfter?: string | undefined
   readonly utility?: { readonly value: number; readonly at: string } | undefined
+  /** Lexical diversity from the index (TextSignals.textDiversity); absent for rows indexed before it was measured. */
+  readonly diversity?: number | undefined
 }
 
 export interface MatchContext {
@@ -111,7 +113,7 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
   // With one word every candidate covers the query: coverage tells nothing, and the score follows relevance alone.
   const coverage = weights.length <= 1 ? relevance : total > 0 ? covered / total : share(matched)
   const utility = item.utility === undefined ? undefined : { value: item.utility.value, ageMs: Math.max(0, context.nowMs - (Date.parse(item.utility.at) || context.nowMs)) }
-  const base = { relevance, coverage, type: item.type, quality: item.quality, utility, belief: beliefOf(item), stale: isStale(item, context.nowMs) }
+  const base = { relevance, coverage, type: item.type, quality: item.quality, utility, belief: beliefOf(item), stale: isStale(item, context.nowMs), diversity: item.diversity }
   if (query._tag === "Words") {
     const name = termsOf(item.name)
     const labelStems: Array<ReadonlyArray<string>> = []

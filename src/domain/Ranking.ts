@@ -78,7 +78,42 @@ export const RANKING = {
    * lower than a current twin (test/programs/search.test.ts "an expired item
    * ranks below its current twin").
    */
-  staleFactor: 0.85
+  staleFactor: 0.85,
+
+  /**
+   * Keyword stuffing (issue 25): the words index keeps at most FIELD_TERM_CAP
+   * occurrences of a word per field (domain/TextSignals.ts saturateField), so
+   * a field that repeats the question's words gains no term frequency and no
+   * length from the repeats: nl/stuffed-* (twins that repeat a question's
+   * words fourteen times: `knowledge/kubernetes-deploy-undo-tips` against
+   * `skills/kubernetes-rollback`), and a copy of a page padded with its own
+   * words thirty times gains nothing over the page (test/search/stuffing.test.ts).
+   * 3 keeps some of what prose says by repeating a word (kubernetes-rollback
+   * names `kubectl` five times); 2, 3 and 4 rank every fixture alike.
+   */
+  fieldTermCap: 3,
+  /**
+   * Lexical diversity (TextSignals.textDiversity): distinct words over
+   * total^DIVERSITY_HEAPS in the first DIVERSITY_WORDS. Prose of every fixture
+   * (curate-golden, ranking-baseline, the adapters' fixtures, the nl library)
+   * scores 0.98–1 (the lowest a ranking-baseline reference page listing
+   * `docker` commands); the nl/stuffed-* twins 0.06–0.13.
+   */
+  diversityHeaps: 0.8,
+  diversityWords: 1024,
+  /** Fewer words than this are too few to judge (a one-line fact): no penalty. */
+  diversityMinWords: 16,
+  /**
+   * Below LOW_DIVERSITY the score is multiplied by (diversity / LOW_DIVERSITY)²,
+   * never by less than LOW_DIVERSITY_FLOOR: a stuffed twin keeps being found
+   * (it still matches) but ranks below the item that answers the question
+   * (nl/stuffed-huge-images, nl/stuffed-flaky; the floor keeps it in the list
+   * when it is the only match). 0.7 stays well under prose (0.98–1) and
+   * catches a short twin too: one sentence of keywords fourteen times over
+   * scores 0.3 (test/search/stuffing.test.ts), squared 0.18 of the way.
+   */
+  lowDiversity: 0.7,
+  lowDiversityFloor: 0.2
 } as const
 
 export type BeliefClass = "current" | "deprecated" | "historical"
@@ -101,6 +136,8 @@ export interface RankingFeatures {
   readonly utility?: { readonly value: number; readonly ageMs: number } | undefined
   readonly belief: BeliefClass
   readonly stale: boolean
+  /** Lexical diversity measured at index time (TextSignals.textDiversity), when known. */
+  readonly diversity?: number | undefined
 }
 
 export interface Ranked {
@@ -143,6 +180,10 @@ export const rank = (f: RankingFeatures): Ranked => {
     const factor = utilityFactor(f.utility)
     raw *= factor
     if (factor !== 1) signals.push(factor > 1 ? "utility:+" : "utility:-")
+  }
+  if (f.diversity !== undefined && f.diversity < RANKING.lowDiversity) {
+    raw *= Math.max(RANKING.lowDiversityFloor, (f.diversity / RANKING.lowDiversity) ** 2)
+    signals.push("low-diversity")
   }
   if (f.belief === "historical") {
     raw = Math.min(raw * RANKING.historicalFactor, RANKING.historicalCeiling)

@@ -9,6 +9,7 @@ import { MaterializerLive } from "./materializers/MaterializerLive.js"
 import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
 import { CrashPointsNone } from "./fs/transaction/CrashPoints.js"
+import { EmbeddingsLive } from "./embeddings/EmbeddingsLive.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
@@ -57,7 +58,9 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     GitHistoryIsomorphic,
     ItemProjectorWorkers({ script: options.projectorWorker }),
     ImproveStoreSqlite,
-    SandboxIndexMiniSearch
+    SandboxIndexMiniSearch,
+    // Hybrid search (R-SRCH-4): inert unless config search.embeddings is set.
+    EmbeddingsLive
   ).pipe(
     // The engine and the proposal evaluation validate through the index (ChangeValidator).
     Layer.provideMerge(ChangeValidatorIndexed),

@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3"
+import { readFileSync } from "node:fs"
 import * as path from "node:path"
 import { Layer } from "effect"
 import type { PathOverrides } from "../domain/Paths.js"
@@ -52,8 +53,23 @@ const openIndex = (filename: string, leaseFile: string, database: Database.Optio
  * in the state this path serves. With `track` false (`--no-track`) state.db
  * is neither checked nor opened unless the usage log is asked something.
  */
+/**
+ * Whether config.yaml may configure `search.embeddings`: a hybrid search
+ * (R-SRCH-4) is the full CLI's, so this path loads no embeddings code. A
+ * plain look for the key, not a YAML parse: a false alarm only means the full
+ * CLI answers.
+ */
+const mayEmbed = (configFile: string): boolean => {
+  try {
+    return /\bembeddings\s*:/.test(readFileSync(configFile, "utf8"))
+  } catch {
+    return false
+  }
+}
+
 export const openSearchLive = (overrides: PathOverrides, track: boolean): SearchLive | undefined => {
   const paths = resolveWorkspacePaths(overrides)
+  if (mayEmbed(paths.configFile)) return undefined
   const addon = betterSqliteAddon()
   const database: Database.Options = addon === undefined ? {} : { nativeBinding: addon }
   const workspace = makeWorkspaceConfig(paths)

@@ -1,10 +1,11 @@
-import { Clock, Effect } from "effect"
+import { Clock, Effect, Option } from "effect"
 import * as path from "node:path"
 import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
 import { reusableItems, sameFile } from "../domain/ItemReuse.js"
 import { BundleFiles } from "../services/BundleFiles.js"
+import { Embeddings } from "../services/Embeddings.js"
 import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
 import { UsageLog } from "../services/UsageLog.js"
@@ -272,6 +273,10 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
       if (input.bundle === undefined) yield* store.recordIndexRun(now)
       // The redactor's known values: digests of every .env*, env and secret value, so later writes never read a bundle (spec 08 §2.1).
       yield* collectSecretValues(names, configured)
+      // Hybrid search (R-SRCH-4): vectors for items whose content has none yet; a no-op unless search.embeddings is set,
+      // and never a failure of the index (R-IDX-5).
+      const embeddings = yield* Effect.serviceOption(Embeddings)
+      if (Option.isSome(embeddings) && embeddings.value.refresh !== undefined) yield* embeddings.value.refresh
     }
     return { reports, orphans }
   })

@@ -71,12 +71,96 @@ const rankCandidates = (query: RankedQuery, candidates: ReadonlyArray<Candidate>
   return candidates
     .map((c) => {
       const ranked = rank(measure(query, c.item, c.lexical, c.matched, { bestLexical, weights, nowMs }))
-      return { item: c.item, matched: c.matched, raw: ranked.raw, score: ranked.score, signals: ranked.signals, ref: c.item.ref }
+      return { item: c.item, matched: c.matched, lexical: c.lexical, raw: ranked.raw, score: ranked.score, signals: ranked.signals, ref: c.item.ref }
     })
     .sort(compareRanked)
 }
 
 type Ranked = ReturnType<typeof rankCandidates>[number]
+
+/** How far below its successor a replaced item is placed when it would rank above it. */
+const BELOW = 1e-6
+
+/** Deprecated or past its staleness date: ranking signals of rank(). */
+const isOutdated = (r: Ranked): boolean => r.signals.includes("deprecated") || r.signals.includes("stale")
+
+/**
+ * The refs that may succeed an outdated item without a link: its own ref with
+ * trailing `-word`s removed (`runbooks/db-failover-2024` → `runbooks/db-failover`,
+ * `knowledge/error-tracking-rollbar` → `knowledge/error-tracking`), longest first.
+ */
+const impliedSuccessors = (ref: string): ReadonlyArray<string> => {
+  const cut = ref.lastIndexOf("/") + 1
+  const out: Array<string> = []
+  for (let i = ref.lastIndexOf("-"); i > cut; i = ref.lastIndexOf("-", i - 1)) out.push(ref.slice(0, i))
+  return out
+}
+
+/**
+ * Supersession in ranking (issue 25, spec 04 §6). A replaced item's match
+ * belongs to its successor: the successor ranks with the better of its own
+ * match and the replaced item's (the old text used the question's words:
+ * "openvpn profile" finds the WireGuard page that replaced the OpenVPN one,
+ * even when default search hides the old page), and an outdated item never
+ * ranks above its successor. The successor is the `supersededBy` link (a
+ * project rule's id resolved by the index), else for a deprecated or stale
+ * item a current item whose ref it extends (`…/db-failover-2024` →
+ * `…/db-failover`). One link, from index.db only (R-SRCH-1).
+ */
+const followSuccessors = (
+  store: IndexStore["Type"],
+  query: RankedQuery,
+  ordered: ReadonlyArray<Ranked>,
+  hidden: ReadonlyArray<Candidate>,
+  filters: ItemFilters,
+  weights: ReadonlyArray<number>,
+  nowMs: number
+) =>
+  Effect.gen(function* () {
+    if (filters.belief === "historical" || (hidden.length === 0 && !ordered.some((r) => r.item.supersededBy !== undefined || isOutdated(r)))) return ordered
+    const listed = new Map(ordered.map((r) => [r.ref, r]))
+    const olds: Array<{ readonly old: Candidate; readonly next: ReadonlyArray<string> }> = [
+      ...hidden.flatMap((c) => (c.item.supersededBy === undefined ? [] : [{ old: c, next: [c.item.supersededBy] }])),
+      ...ordered.flatMap((r) => {
+        const next = r.item.supersededBy !== undefined ? [r.item.supersededBy] : isOutdated(r) ? impliedSuccessors(r.ref) : []
+        return next.length === 0 ? [] : [{ old: { item: r.item, lexical: r.lexical, matched: r.matched }, next }]
+      })
+    ]
+    const wanted = [...new Set(olds.flatMap((o) => o.next))].filter((ref) => !listed.has(ref))
+    const found = new Map((yield* store.items(wanted, filters)).map((item) => [item.ref, item]))
+    const current = (ref: string) => listed.get(ref)?.item ?? found.get(ref)
+    // Each old item's successor: the first candidate that exists and is not outdated itself.
+    const successorOf = new Map<string, string>()
+    const best = new Map<string, Candidate>()
+    for (const { old, next } of olds) {
+      const ref = next.find((n) => n !== old.item.ref && current(n) !== undefined && (listed.get(n) === undefined || !isOutdated(listed.get(n)!)))
+      if (ref === undefined) continue
+      successorOf.set(old.item.ref, ref)
+      const known = best.get(ref)
+      if (known === undefined || old.lexical > known.lexical) best.set(ref, old)
+    }
+    const bestLexical = Math.max(0, ...ordered.map((r) => r.lexical), ...hidden.map((c) => c.lexical))
+    const inherited = new Map<string, Ranked>()
+    for (const [ref, old] of best) {
+      const item = current(ref)!
+      const ranked = rank(measure(query, item, old.lexical, old.matched, { bestLexical, weights, nowMs }))
+      const own = listed.get(ref)
+      if (own === undefined || ranked.raw > own.raw) {
+        inherited.set(ref, { item, matched: own?.matched ?? old.matched, lexical: old.lexical, raw: ranked.raw, score: ranked.score, signals: [...ranked.signals, "successor"], ref })
+      }
+    }
+    const all = [...ordered.map((r) => inherited.get(r.ref) ?? r), ...[...inherited.values()].filter((r) => !listed.has(r.ref))]
+    const byRef = new Map(all.map((r) => [r.ref, r]))
+    return all
+      .map((r) => {
+        const ref = successorOf.get(r.ref)
+        const next = ref === undefined ? undefined : byRef.get(ref)
+        if (next === undefined || r.raw < next.raw) return r
+        const raw = next.raw - BELOW
+        return { ...r, raw, score: Math.max(0, Math.min(1, raw)) }
+      })
+      .sort(compareRanked)
+  })
 
 /**
  * The optional Embeddings source (R-SRCH-4): its nearest items join the
@@ -90,7 +174,7 @@ const withSemantic = (store: IndexStore["Type"], embeddings: Embeddings["Type"],
     const known = new Map(ranked.map((r) => [r.ref, r]))
     for (const item of yield* store.items(near.map((m) => m.ref).filter((ref) => !known.has(ref)), filters)) {
       const similarity = Math.max(0, Math.min(1, near.find((m) => m.ref === item.ref)?.similarity ?? 0))
-      known.set(item.ref, { item, matched: [], raw: similarity, score: similarity, signals: ["semantic"], ref: item.ref })
+      known.set(item.ref, { item, matched: [], lexical: 0, raw: similarity, score: similarity, signals: ["semantic"], ref: item.ref })
     }
     return fuseRanks([ranked.map((r) => r.ref), near.map((m) => m.ref).filter((ref) => known.has(ref))]).map((ref) => known.get(ref)!)
   })
@@ -159,7 +243,8 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
     const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)
     terms = snippetTerms(ranked)
-    const ordered = rankCandidates(ranked, set.candidates, groupWeights(set.documentFrequency, set.documentCount), nowMs)
+    const weights = groupWeights(set.documentFrequency, set.documentCount)
+    const ordered = yield* followSuccessors(store, ranked, rankCandidates(ranked, set.candidates, weights, nowMs), set.replaced ?? [], filters, weights, nowMs)
     // Truly optional (R-SRCH-4): no shipped layer provides Embeddings yet; an embedding program may add one.
     const embeddings = yield* Effect.serviceOption(Embeddings)
     const fused = Option.isNone(embeddings) ? ordered : yield* withSemantic(store, embeddings.value, input.query, ordered, filters, pool)

@@ -7,18 +7,35 @@ export interface SemanticMatch {
   readonly similarity: number
 }
 
+/** What one index run did to the stored vectors. */
+export interface EmbeddingRefresh {
+  /** Items embedded now (their content hash had no vector in this space). */
+  readonly embedded: number
+  /** Items whose vector was already stored for their content hash. */
+  readonly reused: number
+  /** Items left without a vector because the endpoint failed (searched lexically until the next index). */
+  readonly missing: number
+}
+
 /**
  * The seam for optional hybrid retrieval (R-SRCH-4): a second candidate
- * source next to the lexical index. When a layer provides it (with
- * `search.embeddings` configured: item vectors stored in index.db at index
- * time, keyed by content hash, the query embedded through an
- * OpenAI-compatible `/v1/embeddings`), search adds its nearest items to the
- * lexical candidates and orders the union by reciprocal-rank fusion
- * (Ranking.fuseRanks). No layer ships yet: without one, search is lexical
- * only. A layer must degrade to `[]` with a warning when the embedding service
- * is unreachable, never fail the search.
+ * source next to the lexical index. With `search.embeddings` configured, the
+ * live layer (layers/embeddings/EmbeddingsLive.ts) stores item vectors in
+ * index.db at index time (`refresh`, keyed by content hash, never recomputed
+ * for an unchanged item) and embeds the query through an OpenAI-compatible
+ * `/embeddings` endpoint; search adds its nearest items to the lexical
+ * candidates and orders the union by reciprocal-rank fusion
+ * (Ranking.fuseRanks). Unconfigured, `nearest` is empty and no network is
+ * touched (R-SRCH-1). A layer degrades to `[]` with a one-line notice when the
+ * endpoint is unreachable or slow, never failing the search.
  */
 export class Embeddings extends Context.Tag("akm/Embeddings")<Embeddings, {
   /** The `limit` items nearest to the query, best first. */
   readonly nearest: (query: string, limit: number) => Effect.Effect<ReadonlyArray<SemanticMatch>, WorkspaceUnavailable | DatabaseTooNew>
+  /**
+   * Embeds the items of index.db that have no vector for their content hash
+   * yet, in batches; undefined when embeddings are not configured. Never
+   * fails: an endpoint that fails leaves the rest for the next run, with a notice.
+   */
+  readonly refresh?: Effect.Effect<EmbeddingRefresh | undefined> | undefined
 }>() {}

@@ -98,6 +98,8 @@ export interface IndexedItem {
   readonly tokens?: number | undefined
   /** The ref's utility copied from state.db and when state.db learned it (decay counts from then). */
   readonly utility?: LearnedUtility | undefined
+  /** Lexical diversity measured at index time (domain/TextSignals.ts); absent for rows indexed before it was. */
+  readonly diversity?: number | undefined
 }
 
 /**
@@ -126,6 +128,12 @@ export interface Candidate {
 
 export interface CandidateSet {
   readonly candidates: ReadonlyArray<Candidate>
+  /**
+   * Replaced items (a successor in the index) among the best lexical matches
+   * that the `current` belief filter left out: search ranks their successors
+   * in their place (issue 25, spec 04 §6). A layer may leave this out.
+   */
+  readonly replaced?: ReadonlyArray<Candidate> | undefined
   /** Every item that matched and passed the filters. */
   readonly total: number
   readonly documentCount: number

@@ -321,7 +321,8 @@ describe("akm search: unknown options", () => {
 
 describe("the search statements", () => {
   it("read the columns of ITEM_COLUMNS as values, in their order", () => {
-    const aliases = ITEM_COLUMNS.split(",").map((column) => column.trim().split(/\s+AS\s+/)[1])
+    // Each column ends in `AS alias`, then a comma or the end (an expression may hold commas of its own).
+    const aliases = [...ITEM_COLUMNS.matchAll(/\sAS\s+(\w+)\s*(?:,|$)/g)].map((m) => m[1])
     expect(Object.keys(itemRowAt(aliases))).toEqual(aliases)
     expect(Object.values(itemRowAt(aliases))).toEqual(aliases)
     expect(Object.values(itemRowAt(["x", ...aliases], 1))).toEqual(aliases)

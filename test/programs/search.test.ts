@@ -276,17 +276,21 @@ describe("search: the pipeline of spec 04 §3", () => {
 })
 
 describe("search quality on the natural-language set (test/fixtures/search-quality)", () => {
-  it("meets the floors of the unseen benchmark: nDCG@10 ≥ 0.92, Recall@10 ≥ 0.97, decoys above relevant items in ≤ 3 of 45 queries", async () => {
+  it("meets the floors of the unseen benchmark: nDCG@10 ≥ 0.92, Recall@10 ≥ 0.97, a decoy above a relevant item in at most 1 of 124 queries, none held out", async () => {
     const nl = naturalLanguageSet()
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "akm-nl-"))
     const runtime = ManagedRuntime.make(makeAkmLive({ configDir: path.join(home, "c"), dataDir: path.join(home, "d"), cacheDir: path.join(home, "k"), quiet: true }))
     try {
-      await runtime.runPromise(bundleAdd({ source: nl.library, name: "library", adapter: "akm", cwd: home, home }))
+      for (const b of nl.bundles) await runtime.runPromise(bundleAdd({ source: b.source, name: b.name, adapter: b.adapter, cwd: home, home }))
       await runtime.runPromise(indexBundles({}))
       const report = await nl.run(async (query, limit) => refs(await runtime.runPromise(search({ query, limit, track: false }))))
       expect(report.ndcg).toBeGreaterThanOrEqual(0.92)
       expect(report.recall).toBeGreaterThanOrEqual(0.97)
-      expect(report.decoyAbove).toBeLessThanOrEqual(3)
+      expect(report.decoyAbove).toBeLessThanOrEqual(1)
+      expect(report.supersededAbove).toBe(0)
+      // The held-out half is never tuned on (judgments.json `split`): measured 0.943 when issue 25 landed.
+      expect(report.heldOut.ndcg).toBeGreaterThanOrEqual(0.94)
+      expect(report.heldOut.decoyAbove).toBe(0)
     } finally {
       await runtime.dispose()
       fs.rmSync(home, { recursive: true, force: true })

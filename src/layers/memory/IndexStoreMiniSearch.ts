@@ -4,6 +4,7 @@ import type { IndexDocument, PersistSummary } from "../../domain/IndexDocument.j
 import type { ItemInputs } from "../../domain/ItemProjection.js"
 import { foldDiacritics, normalize, stem, terms, tokenize, type QueryGroup } from "../../domain/Query.js"
 import { passesFilters, qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS, type ItemFilters, type SearchFields } from "../../domain/Search.js"
+import { itemDiversity } from "../../domain/TextSignals.js"
 import {
   IndexStore,
   type BundleIndexState,
@@ -31,6 +32,8 @@ interface Stored {
   readonly fields: SearchFields
   /** Fully qualified successor. */
   readonly supersededBy?: string | undefined
+  /** Lexical diversity, as the SQLite layer measures it at index time (issue 25). */
+  readonly diversity: number
 }
 
 const newIndex = () =>
@@ -95,7 +98,8 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
       hash: doc.hash,
       bytes: doc.bytes,
       tokens: tokens.get(doc.hash),
-      utility: utilities.get(doc.ref)
+      utility: utilities.get(doc.ref),
+      diversity: stored.diversity
     }
   }
   const lookup = (ref: string) => {
@@ -124,7 +128,8 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
       }
       if (before === undefined) summary.added++
       else summary.updated++
-      writes.push({ doc, json, fields: searchFields(doc), ...(doc.supersededBy === undefined ? {} : { supersededBy: qualifyRef(doc.bundle, doc.supersededBy) }) })
+      const fields = searchFields(doc)
+      writes.push({ doc, json, fields, diversity: itemDiversity(fields), ...(doc.supersededBy === undefined ? {} : { supersededBy: qualifyRef(doc.bundle, doc.supersededBy) }) })
     }
     const vanished = [...docs.values()].filter((s) => s.doc.bundle === bundle && !seen.has(s.doc.ref)).map((s) => s.doc.ref)
     summary.removed = vanished.length

@@ -319,5 +319,10 @@ export const indexMigrations: Migrations = {
     const sql = yield* SqlClient.SqlClient
     const columns = yield* sql<{ name: string }>`SELECT name FROM pragma_table_info('bundles')`
     if (!columns.some((column) => column.name === "root")) yield* sql.unsafe("ALTER TABLE bundles ADD COLUMN root TEXT").raw
-  })
+  }),
+  // Lexical diversity per item, measured at index time (issue 25, domain/TextSignals.ts): NULL for rows written before.
+  "0004_search_signals": exec("ALTER TABLE documents ADD COLUMN diversity REAL"),
+  // Item embeddings for hybrid search (R-SRCH-4): unit float32 vectors by embedding space (model@dimensions) and content hash,
+  // so an unchanged item is never embedded twice; written only when search.embeddings is configured.
+  "0005_embeddings": exec("CREATE TABLE embeddings (space TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (space, hash)) WITHOUT ROWID")
 }

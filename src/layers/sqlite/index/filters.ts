@@ -1,15 +1,16 @@
 import { HISTORICAL_BELIEFS, lowerType, type ItemFilters } from "../../../domain/Search.js"
+import { successorOf } from "./rows.js"
 import { and, inList, literal, sql, type SqlText } from "./sqlText.js"
 
 const historicalList = HISTORICAL_BELIEFS.map((b) => `'${b}'`).join(", ")
 
 /**
- * Replaced: a named successor is in the index and is current itself or
- * replaced in turn (a chain ends somewhere current). Mirrors the memory
- * layer's `isReplaced`.
+ * Replaced: a named successor is in the index (by ref, or a project rule by
+ * its id) and is current itself or replaced in turn (a chain ends somewhere
+ * current). Mirrors the memory layer's `isReplaced`.
  */
 const REPLACED = `(d.superseded_by IS NOT NULL AND EXISTS (
-  SELECT 1 FROM documents s WHERE s.ref = d.superseded_by
+  SELECT 1 FROM documents s WHERE s.ref = ${successorOf("d")}
   AND (s.superseded_by IS NOT NULL OR s.belief_state IS NULL OR s.belief_state NOT IN (${historicalList}))))`
 
 /** `--belief historical`: replaced, withdrawn or deprecated items (isPast). */

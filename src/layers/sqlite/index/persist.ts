@@ -38,7 +38,7 @@ export const deleteDocuments = (db: SqlDriver, ids: ReadonlyArray<number>) =>
 /** The columns of `documents` as documentColumns names them, in insert order. */
 const DOCUMENT_COLUMNS = [
   "ref", "bundle", "concept_id", "adapter", "type", "name", "description", "tags", "aliases", "hints", "quality", "belief_state",
-  "superseded_by", "status", "stale_after", "pinned", "scope", "path", "hash", "bytes", "digest"
+  "superseded_by", "status", "stale_after", "pinned", "scope", "path", "hash", "bytes", "digest", "diversity"
 ] as const satisfies ReadonlyArray<keyof DocumentColumns>
 
 /** Every column a write sets: the document's, then the digest of its stored inputs. */

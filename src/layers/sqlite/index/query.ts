@@ -35,9 +35,10 @@ export const itemRowAt = (v: ReadonlyArray<unknown>, at = 0): ItemRow => ({
   tokens: v[at + 19] as number | null,
   utility: v[at + 20] as number | null,
   utilityAt: v[at + 21] as string | null,
-  editable: v[at + 22] as number | null
+  editable: v[at + 22] as number | null,
+  diversity: v[at + 23] as number | null
 })
-const ITEM_WIDTH = 23
+const ITEM_WIDTH = 24
 
 const WORD_WEIGHTS = "10.0, 5.0, 3.0, 2.0, 1.0"
 const TRIGRAM_WEIGHTS = "10.0, 5.0, 3.0, 1.0"
@@ -205,6 +206,13 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
           FROM documents d ${literal(ITEM_JOINS)} WHERE d.id IN ${inList(some)} AND ${filters}`),
         (values) => values.map((v): Fetched => ({ values: v, ref: v[0] as string, lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0) }))
       )
+    // Replaced items among the best rows that default search hides: their successors inherit their match (issue 25).
+    const replacedAmong = (some: ReadonlyArray<number>) =>
+      query.filters.belief !== "current" || some.length === 0 ? Effect.succeed([]) : Effect.map(
+        db.values(sql`SELECT ${literal(ITEM_COLUMNS)}, d.id AS id ${member({ low: Math.min(...some), high: Math.max(...some) })}
+          FROM documents d ${literal(ITEM_JOINS)} WHERE d.id IN ${inList(some)} AND d.superseded_by IS NOT NULL AND NOT ${filters}`),
+        (values) => values.map((v): Fetched => ({ values: v, ref: v[0] as string, lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0) }))
+      )
     // Columns: ITEM_COLUMNS, bm25 as lexical, then one membership per group.
     const wholeMatch = Effect.gen(function* () {
       const ranked = (yield* db.values(sql`WITH hits AS MATERIALIZED (${plan.hits}),
@@ -247,6 +255,8 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
       }
     }
     if (rows.length === 0) return empty
+    // The best rows as ranked, unless the filters narrow (then the whole match was read, and a successor may not pass them).
+    const replaced = narrows(query.filters) ? [] : yield* replacedAmong(ids.slice(0, Math.min(ids.length, query.limit)))
     if (totals === undefined) [totals] = yield* db.rows<Totals>(sql`SELECT ${frequency.columns}`)
     const stats = frequency.read(totals)
     const matchedOf = (values: ReadonlyArray<unknown>): ReadonlyArray<boolean> => {
@@ -256,6 +266,7 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
     }
     return {
       candidates: rows.map((c) => ({ item: itemFromRow(itemRowAt(c.values)), lexical: c.lexical, matched: matchedOf(c.values) })),
+      ...(replaced.length === 0 ? {} : { replaced: replaced.map((c) => ({ item: itemFromRow(itemRowAt(c.values)), lexical: c.lexical, matched: matchedOf(c.values) })) }),
       total,
       ...stats
     } satisfies CandidateSet

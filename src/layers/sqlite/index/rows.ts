@@ -1,6 +1,7 @@
 import { hash } from "node:crypto"
 import type { IndexDocument } from "../../../domain/IndexDocument.js"
 import { qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS } from "../../../domain/Search.js"
+import { itemDiversity, saturateField } from "../../../domain/TextSignals.js"
 import type { IndexedItem } from "../../../services/IndexStore.js"
 
 /** Lists stored in one text column; tags never contain a newline (domain/Tag.ts uniqueTags). */
@@ -32,7 +33,8 @@ export const documentColumns = (doc: IndexDocument) => {
     path: doc.path,
     hash: doc.hash,
     bytes: doc.bytes,
-    digest: hash("sha1", json, "base64")
+    digest: hash("sha1", json, "base64"),
+    diversity: itemDiversity({ name: doc.name, description: doc.description ?? "", content: doc.content ?? "" })
   }
   return { columns, json }
 }
@@ -42,16 +44,28 @@ export type DocumentColumns = ReturnType<typeof documentColumns>["columns"]
 export const fullTextRows = (id: number, doc: IndexDocument) => {
   const f = searchFields(doc)
   return {
-    words: { rowid: id, name: f.name, description: f.description, tags: f.tags, hints: f.hints, content: f.content },
+    // Repeats past the cap are left out of the words index: term-frequency saturation per field (issue 25).
+    words: { rowid: id, name: saturateField(f.name), description: saturateField(f.description), tags: saturateField(f.tags), hints: saturateField(f.hints), content: saturateField(f.content) },
     trigram: { rowid: id, name: f.name, description: f.description, tags: f.tags, content: f.content.slice(0, TRIGRAM_CONTENT_CHARS) }
   }
 }
 
+/**
+ * The ref a row's `superseded_by` names: the ref itself when an item has it,
+ * else (project rules say `superseded_by: "07"`, a rule id) the project rule
+ * of the same bundle whose id is that (its first hint), else as written.
+ * Evaluated only for the few rows with a successor.
+ */
+export const successorOf = (d: string): string => `CASE WHEN ${d}.superseded_by IS NULL OR EXISTS (SELECT 1 FROM documents x WHERE x.ref = ${d}.superseded_by)
+  THEN ${d}.superseded_by ELSE coalesce((SELECT r.ref FROM documents r WHERE r.bundle = ${d}.bundle AND r.adapter = 'project' AND r.type = 'rule'
+    AND (r.hints = substr(${d}.superseded_by, length(${d}.bundle) + 3) OR substr(r.hints, 1, length(${d}.superseded_by) - length(${d}.bundle) - 1) = substr(${d}.superseded_by, length(${d}.bundle) + 3) || char(10))
+    ORDER BY r.ref LIMIT 1), ${d}.superseded_by) END`
+
 /** The columns search reads, aliased to IndexedItem's names. */
 export const ITEM_COLUMNS = `d.ref AS ref, d.bundle AS bundle, d.concept_id AS conceptId, d.adapter AS adapter, d.type AS type, d.name AS name,
   d.description AS description, d.tags AS tags, d.aliases AS aliases, d.hints AS hints, d.quality AS quality, d.belief_state AS beliefState,
-  d.superseded_by AS supersededBy, d.status AS status, d.stale_after AS staleAfter, d.pinned AS pinned, d.path AS path, d.hash AS hash,
-  d.bytes AS bytes, t.tokens AS tokens, f.utility AS utility, f.updated_at AS utilityAt, b.writable AS editable`
+  ${successorOf("d")} AS supersededBy, d.status AS status, d.stale_after AS staleAfter, d.pinned AS pinned, d.path AS path, d.hash AS hash,
+  d.bytes AS bytes, t.tokens AS tokens, f.utility AS utility, f.updated_at AS utilityAt, b.writable AS editable, d.diversity AS diversity`
 
 /** The joins ITEM_COLUMNS needs: cached token counts by content hash, ranking features by ref, the bundle's writability. */
 export const ITEM_JOINS = "LEFT JOIN token_counts t ON t.hash = d.hash LEFT JOIN ranking_features f ON f.ref = d.ref LEFT JOIN bundles b ON b.name = d.bundle"
@@ -80,6 +94,7 @@ export interface ItemRow {
   readonly utility: number | null
   readonly utilityAt: string | null
   readonly editable: number | null
+  readonly diversity: number | null
 }
 
 const opt = <A>(value: A | null): A | undefined => (value === null ? undefined : value)
@@ -106,7 +121,8 @@ export const itemFromRow = (row: ItemRow): IndexedItem => ({
   hash: row.hash,
   bytes: row.bytes,
   tokens: opt(row.tokens),
-  utility: row.utility === null || row.utilityAt === null ? undefined : { value: row.utility, at: row.utilityAt }
+  utility: row.utility === null || row.utilityAt === null ? undefined : { value: row.utility, at: row.utilityAt },
+  diversity: opt(row.diversity)
 })
 
 /** Splits rows into batches that stay under SQLite's bound-parameter limit (32766). */
