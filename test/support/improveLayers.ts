@@ -25,7 +25,9 @@ export const evidenceMemory = (inputs: ReadonlyArray<EvidenceInput>) => {
     list: (f) => Effect.sync(() => rows.filter((r) => (f.ref === undefined || r.ref === f.ref) && (f.kind === undefined || r.kind === f.kind) && (f.status === undefined || r.status === f.status))),
     get: (ids) => Effect.sync(() => rows.filter((r) => ids.includes(r.id))),
     independentCount: (list) => new Set(list.map((r) => r.independenceKey ?? r.id)).size,
-    mark: (ids, status) => Effect.sync(() => rows.forEach((r, i) => { if (ids.includes(r.id)) rows[i] = { ...r, status } }))
+    mark: (ids, status) => Effect.sync(() => rows.forEach((r, i) => { if (ids.includes(r.id)) rows[i] = { ...r, status } })),
+    idsStartingWith: (prefix, limit) => Effect.sync(() => rows.filter((r) => r.id.startsWith(prefix)).slice(0, limit).map((r) => r.id)),
+    renameBundle: () => Effect.void
   }))
 }
 

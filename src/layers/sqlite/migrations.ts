@@ -116,7 +116,6 @@ export const stateMigrations: Migrations = {
       PRIMARY KEY (source, hmac)
     ) WITHOUT ROWID`
   ),
-<<<<<<< HEAD
   // Evidence for improve (spec 06 §1). One row per observation: the same content seen under the same independence
   // key (a session, a day of one source) is one row, so re-collecting or re-importing never inflates counts (R-IMP-2).
   // kind and source are checked where rows are made, not here: a later kind needs no table rebuild.
@@ -162,7 +161,7 @@ export const stateMigrations: Migrations = {
       created_at TEXT NOT NULL,
       PRIMARY KEY (generator, fingerprint)
     ) WITHOUT ROWID`
-=======
+  ),
   // Improve (spec 06 §3, §4, §6): run records (R-IMP-7), one attempt per fingerprint per run (R-IMP-3),
   // and what became of each proposal a run made (Level 3 field outcomes, used only to order work).
   "0008_improve_runs": exec(
@@ -195,7 +194,6 @@ export const stateMigrations: Migrations = {
       at TEXT NOT NULL
     )`,
     "CREATE INDEX improve_outcomes_proposal ON improve_outcomes (proposal_id)"
->>>>>>> wt-improve
   )
 }
 
