@@ -20,6 +20,10 @@ import { StateDbLive } from "./sqlite/StateDb.js"
 import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
 import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
+import { BindingsSqlite } from "./sqlite/BindingsSqlite.js"
+import { EnvFilesNode } from "./fs/EnvFilesNode.js"
+import { ChildProcessNode } from "./process/ChildProcessNode.js"
+import { CredentialsLive } from "./runtime/CredentialsLive.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -51,8 +55,13 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     MaterializerLive,
     TransactionEngineLive,
     GitHistoryIsomorphic,
-    ItemProjectorWorkers({ script: options.projectorWorker })
+    ItemProjectorWorkers({ script: options.projectorWorker }),
+    BindingsSqlite,
+    ChildProcessNode
   ).pipe(
+    // Runtime (spec 07): credentials read secret files through EnvFiles.
+    Layer.provideMerge(CredentialsLive),
+    Layer.provideMerge(EnvFilesNode),
     // The engine and the proposal evaluation validate through the index (ChangeValidator).
     Layer.provideMerge(ChangeValidatorIndexed),
     Layer.provideMerge(IndexStoreSqlite),

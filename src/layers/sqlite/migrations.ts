@@ -115,6 +115,23 @@ export const stateMigrations: Migrations = {
       tag INTEGER NOT NULL,
       PRIMARY KEY (source, hmac)
     ) WITHOUT ROWID`
+  ),
+  // Bindings (spec 07 §1, docs/decisions/0019-bindings.md): the approved digest and definition of an export,
+  // params and env references (`env:VAR`, `secret:<ref>`), never values.
+  "0006_bindings": exec(
+    `CREATE TABLE bindings (
+      alias TEXT PRIMARY KEY,
+      export_ref TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      digest TEXT NOT NULL,
+      definition TEXT NOT NULL,
+      params TEXT NOT NULL,
+      env TEXT NOT NULL,
+      source TEXT NOT NULL,
+      approved_at TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+    "CREATE INDEX bindings_export ON bindings (export_ref)"
   )
 }
 
