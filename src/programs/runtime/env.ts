@@ -101,6 +101,8 @@ const injection = (bound: BoundEnv, selection: EnvSelection, verb: string) =>
       }
     }
     const missing = [...declared].filter((key) => wanted(key) && !values.has(key))
+    // The file's order, mapped keys after: an exported file reads like its source.
+    const ordered = new Map([...declared].filter((key) => values.has(key)).map((key) => [key, values.get(key)!] as const))
     if (missing.length > 0) {
       return yield* new EnvKeyMissing({
         keys: missing,
@@ -108,7 +110,7 @@ const injection = (bound: BoundEnv, selection: EnvSelection, verb: string) =>
         hint: `set ${missing.length === 1 ? "it" : "each"} with \`akm env set ${bound.located.export.ref} ${missing[0]}\` (the value from stdin), or map it: \`akm bind ${bound.located.export.ref} --env ${missing[0]}=secret:<ref>\``
       })
     }
-    return values
+    return ordered
   })
 
 /** `akm env run <ref|alias> -- cmd args…`: the values go into the child's environment only (R-RT-7); the child's exit code is returned. */

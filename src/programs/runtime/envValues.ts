@@ -1,11 +1,13 @@
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import { parseEnvValues, type EnvEntry } from "../../domain/DotenvValues.js"
 import { UsageError } from "../../domain/Errors.js"
+import { parse } from "../../domain/Ref.js"
 import { ExportNotBound, EnvFileInvalid } from "../../domain/RuntimeErrors.js"
 import type { Binding } from "../../domain/RuntimeExport.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
 import { Bindings } from "../../services/Bindings.js"
 import { EnvFiles } from "../../services/EnvFiles.js"
+import { resolveBundle } from "../scan.js"
 import { checkBinding } from "./bind.js"
 import { exportOf, type LocatedExport } from "./exportOf.js"
 
@@ -45,6 +47,27 @@ export const readEnvEntries = (located: LocatedExport) =>
   })
 
 /**
+ * A ref the index does not have may still name an env file the walk left out
+ * — one that is not UTF-8 —: say so instead of "not found".
+ */
+const unindexedEnvFile = <E>(target: string, original: E) =>
+  Effect.gen(function* () {
+    const parsed = parse(target)
+    if (Either.isLeft(parsed) || parsed.right.bundle === undefined) return yield* Effect.fail(original)
+    const { bundle, conceptId } = parsed.right
+    const root = yield* Effect.orElseSucceed(Effect.map(resolveBundle(bundle), (r) => r.info.root), () => undefined)
+    if (root === undefined) return yield* Effect.fail(original)
+    for (const file of [`${conceptId}.env`, conceptId]) {
+      const bytes = yield* Effect.orElseSucceed((yield* EnvFiles).read(root, file), () => undefined)
+      if (bytes !== undefined && decodeUtf8(bytes) === undefined) {
+        const where = `${root}/${file}`
+        return yield* new EnvFileInvalid({ path: where, message: `${where} is not valid UTF-8 text, so akm neither indexes nor injects it`, hint: "save the file as UTF-8 (akm never guesses an encoding for values), then run `akm index`" })
+      }
+    }
+    return yield* Effect.fail(original)
+  })
+
+/**
  * `<alias|ref>` → the env export and the binding a run or export goes
  * through. An alias names its binding; a ref uses the export's first binding
  * when it has one. An export of a git/npm/website bundle without a binding
@@ -54,7 +77,9 @@ export const readEnvEntries = (located: LocatedExport) =>
 export const boundEnv = Effect.fn("runtime.boundEnv")(function* (target: string, verb: string) {
   const store = yield* Bindings
   const byAlias = target.includes("/") ? undefined : yield* store.get(target)
-  const located = yield* exportOf(byAlias?.exportRef ?? target)
+  const located = yield* exportOf(byAlias?.exportRef ?? target).pipe(
+    Effect.catchTags({ RefNotFound: (e) => unindexedEnvFile(target, e), NotFound: (e) => unindexedEnvFile(target, e) })
+  )
   const binding = byAlias ?? (yield* store.forExport(located.export.ref))[0]
   if (located.export.kind !== "environment") {
     return yield* new UsageError({ message: `${located.export.ref} is a ${located.export.kind}, not an env file`, hint: "`akm env` runs and exports env items; list them with `akm env list`" })
