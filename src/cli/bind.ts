@@ -28,8 +28,8 @@ export const bindCommand = Command.make(
   {
     target: Args.text({ name: "export-ref" }).pipe(Args.withDescription("the export to approve (an env file, workflow, task or script), or with --update the alias")),
     as: Options.text("as").pipe(Options.withDescription("the alias to run it by (default: its last path segment)"), Options.optional),
-    param: Options.text("param").pipe(Options.withPseudoName("k=v"), Options.withDescription("a parameter (repeatable)"), Options.repeated),
-    env: Options.text("env").pipe(Options.withPseudoName("KEY=secret:<ref>|env:VAR"), Options.withDescription("where a key's value comes from: a reference, never a value (repeatable)"), Options.repeated),
+    param: Options.text("param").pipe(Options.withPseudoName("k=v"), Options.withDescription("repeatable: a parameter"), Options.repeated),
+    env: Options.text("env").pipe(Options.withPseudoName("KEY=secret:<ref>|env:VAR"), Options.withDescription("repeatable: where a key's value comes from, a reference, never a value"), Options.repeated),
     update: Options.boolean("update").pipe(Options.withDescription("approve the current definition of an existing alias after reviewing what changed")),
     ...globalOptions
   },

@@ -30,14 +30,14 @@ const listView: View<Listed> = {
   rows: (r) => r.items
 }
 
-const only = Options.text("only").pipe(Options.withPseudoName("KEY"), Options.withDescription("inject only this key (repeatable)"), Options.repeated)
-const allowDangerous = Options.text("allow-dangerous").pipe(Options.withPseudoName("KEY"), Options.withDescription("inject this loader/shell-hook key (PATH, LD_*, NODE_OPTIONS …) from a git, npm or website bundle (repeatable)"), Options.repeated)
+const only = Options.text("only").pipe(Options.withPseudoName("KEY"), Options.withDescription("repeatable: inject only this key"), Options.repeated)
+const allowDangerous = Options.text("allow-dangerous").pipe(Options.withPseudoName("KEY"), Options.withDescription("repeatable: inject this loader or shell-hook key (PATH, LD_*, NODE_OPTIONS …) from a git, npm or website bundle"), Options.repeated)
 
 const listCommand = Command.make(
   "list",
   { ref: Args.text({ name: "ref" }).pipe(Args.withDescription("one env item: its keys, required or set, descriptions"), Args.optional), ...globalOptions },
   (o) => runCommand(o, envList(Option.getOrUndefined(o.ref)), listView)
-).pipe(Command.withDescription("List env items and their key names, descriptions and required keys — never values. Example: akm env list examples//env/demo"))
+).pipe(Command.withDescription("List env items and their key names, descriptions and required keys — never values. Example: akm env list runtime//env/demo"))
 
 const runEnvCommand = Command.make(
   "run",
@@ -56,7 +56,7 @@ const runEnvCommand = Command.make(
       (r) => r.exit,
       false
     )
-).pipe(Command.withDescription("Run a program with an env item's values in its environment only (no shell, nothing expanded); exits with the program's code. Example: akm env run examples//env/demo -- node app.js"))
+).pipe(Command.withDescription("Run a program with an env item's values in its environment only (no shell, nothing expanded); exits with the program's code. Example: akm env run runtime//env/demo -- node app.js"))
 
 const exportCommand = Command.make(
   "export",
@@ -75,7 +75,7 @@ const exportCommand = Command.make(
         : envExport({ target: o.target, only: o.only, allowDangerous: o.allowDangerous }, path.resolve(callerContext().cwd, o.out)),
       { text: (r, s) => `${s.green("✓")} wrote ${r.keys.length} key${r.keys.length === 1 ? "" : "s"} of ${r.ref} to ${r.out} ${s.dim("(mode 0600)")}` }
     )
-).pipe(Command.withDescription("Write an env item's values to a 0600 dotenv file (never stdout). Example: akm env export examples//env/demo --out .env.local"))
+).pipe(Command.withDescription("Write an env item's values to a 0600 dotenv file (never stdout). Example: akm env export runtime//env/demo --out .env.local"))
 
 /** Where a value comes from: stdin unless --from-file or --from-env; both is a usage error. */
 export const valueSource = (fromFile: Option.Option<string>, fromEnv: Option.Option<string>): Effect.Effect<ValueSource, UsageError> =>
@@ -116,6 +116,6 @@ const setCommand = Command.make(
 ).pipe(Command.withDescription("Set one key of an env file from stdin, --from-file or --from-env (never argv): an atomic 0600 write, no proposal. Example: printf %s \"$TOKEN\" | akm env set mine//env/deploy API_TOKEN"))
 
 export const envCommand = Command.make("env").pipe(
-  Command.withDescription("Env items: list their keys, run a program with their values, export them to a 0600 file, set a value. Example: akm env run examples//env/demo -- node app.js"),
+  Command.withDescription("Run programs with env values; list, export and set them. Example: akm env run runtime//env/demo -- node app.js"),
   Command.withSubcommands([listCommand, runEnvCommand, exportCommand, setCommand])
 )

@@ -40,6 +40,6 @@ const setCommand = Command.make(
 ).pipe(Command.withDescription("Set a secret from stdin, --from-file or --from-env (never argv; one trailing newline dropped; at most 5 MiB; mode 0600). Example: printf %s \"$TOKEN\" | akm secret set mine//secrets/api-token"))
 
 export const secretCommand = Command.make("secret").pipe(
-  Command.withDescription("Secrets: list them by name, set one from stdin. Reference one anywhere as secret:<ref>. Example: akm secret list"),
+  Command.withDescription("List secrets by name and set one from stdin; reference one anywhere as secret:<ref>. Example: akm secret list"),
   Command.withSubcommands([listCommand, setCommand])
 )
