@@ -22,3 +22,7 @@ export {
 export { TransactionEngineLive, makeTransactionEngine } from "./layers/fs/TransactionEngine.js"
 export { ChangeValidatorIndexed, makeChangeValidator } from "./layers/validation/ChangeValidatorIndexed.js"
 export { VERSION } from "./version.js"
+export { BindingsSqlite, BindingsMemory } from "./layers/sqlite/BindingsSqlite.js"
+export { EnvFilesNode } from "./layers/fs/EnvFilesNode.js"
+export { ChildProcessNode } from "./layers/process/ChildProcessNode.js"
+export { CredentialsLive } from "./layers/runtime/CredentialsLive.js"

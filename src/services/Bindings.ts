@@ -19,4 +19,6 @@ export class Bindings extends Context.Tag("akm/Bindings")<Bindings, {
   readonly remove: (alias: string) => Effect.Effect<boolean, StateStoreError>
   /** Approves a new digest and definition for an alias (`bind --update`, `env set`); false when there is no such alias. */
   readonly approve: (alias: string, approval: Pick<Binding, "digest" | "definition" | "approvedAt">) => Effect.Effect<boolean, StateStoreError>
+  /** Rekeys every binding of one bundle's exports to the new bundle name (R-REF-6). */
+  readonly renameBundle: (from: string, to: string) => Effect.Effect<void, StateStoreError>
 }>() {}

@@ -65,4 +65,16 @@ export const bindingsContract = (name: string, layer: Layer.Layer<Bindings, unkn
         expect(yield* store.get(other.alias)).toEqual(other)
         expect(yield* store.approve("no-such-alias", approval)).toBe(false)
       }))
+
+    it.effect("renameBundle rekeys the export refs of one bundle only (R-REF-6)", () =>
+      Effect.gen(function* () {
+        const store = yield* Bindings
+        const moved = binding({ exportRef: "ops//env/deploy" })
+        const kept = binding({ exportRef: "ops-archive//env/deploy" })
+        yield* store.add(moved)
+        yield* store.add(kept)
+        yield* store.renameBundle("ops", "platform")
+        expect((yield* store.get(moved.alias))!.exportRef).toBe("platform//env/deploy")
+        expect((yield* store.get(kept.alias))!.exportRef).toBe("ops-archive//env/deploy")
+      }))
   })

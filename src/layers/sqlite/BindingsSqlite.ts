@@ -59,6 +59,14 @@ export const bindingsFrom = (stateDb: StateDb["Type"]) =>
             sql,
             sql<{ alias: string }>`UPDATE bindings SET digest = ${a.digest}, definition = ${a.definition}, approved_at = ${a.approvedAt} WHERE alias = ${alias} RETURNING alias`
           ).pipe(Effect.map((rows) => rows.length === 1), Effect.mapError(fail))
+        ),
+      renameBundle: (from, to) =>
+        Effect.flatMap(db, (sql) =>
+          immediateTransaction(
+            sql,
+            // SQLite measures the name itself: substr counts characters, JS .length counts UTF-16 units.
+            sql`UPDATE bindings SET export_ref = ${to} || substr(export_ref, length(${from}) + 1) WHERE substr(export_ref, 1, length(${from}) + 2) = ${`${from}//`}`
+          ).pipe(Effect.asVoid, Effect.mapError(fail))
         )
     })
   })

@@ -3,6 +3,7 @@ import { Conflict, UsageError } from "../../domain/Errors.js"
 import { validateNewBundleName } from "../../domain/Ref.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
+import { Bindings } from "../../services/Bindings.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { StateStore } from "../../services/StateStore.js"
 import { recordEvent } from "../events.js"
@@ -55,6 +56,7 @@ export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, 
   yield* (yield* StateStore).renameBundle(from, to)
   yield* (yield* UsageLog).renameBundle(from, to)
   yield* (yield* ProposalStore).renameBundle(from, to)
+  yield* (yield* Bindings).renameBundle(from, to)
   const index = yield* IndexStore
   yield* index.withWriteLease(index.renameBundle(from, to))
 
