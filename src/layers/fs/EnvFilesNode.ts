@@ -40,8 +40,43 @@ const containedFile = (root: string, rel: string): string | WorkspaceUnavailable
 const attempt = <A>(file: string, what: string, run: () => A): Effect.Effect<A, WorkspaceUnavailable> =>
   Effect.try({ try: run, catch: (cause) => unavailable(file, `cannot ${what}: ${(cause as NodeJS.ErrnoException).code ?? String(cause)}`, "check that the path exists and that you may write there") })
 
+/**
+ * A value typed at a terminal: read with echo off, up to Enter, so it shows
+ * on no screen and in no scrollback (Ctrl-C or Ctrl-D on an empty line aborts).
+ */
+const readHidden = (maxBytes: number): Effect.Effect<Uint8Array, ValueUnreadable> =>
+  Effect.async<Uint8Array, ValueUnreadable>((resume) => {
+    const stdin = process.stdin
+    let value = ""
+    process.stderr.write("value (hidden; press Enter when done): ")
+    const finish = (outcome: Effect.Effect<Uint8Array, ValueUnreadable>) => {
+      stdin.off("data", onData)
+      stdin.setRawMode(false)
+      stdin.pause()
+      process.stderr.write("\n")
+      resume(outcome)
+    }
+    const onData = (chunk: Buffer) => {
+      for (const c of chunk.toString("utf8")) {
+        if (c === "\r" || c === "\n") return finish(Effect.succeed(Buffer.from(value, "utf8")))
+        if (c === "\u0003" || (c === "\u0004" && value === "")) return finish(Effect.fail(new ValueUnreadable("no value was entered; nothing was written", "type the value and press Enter, or pipe it on stdin")))
+        if (c === "\u007f" || c === "\b") value = value.slice(0, -1)
+        else value += c
+        if (Buffer.byteLength(value) > maxBytes) return finish(Effect.succeed(Buffer.from(value, "utf8")))
+      }
+    }
+    stdin.setRawMode(true)
+    stdin.resume()
+    stdin.on("data", onData)
+    return Effect.sync(() => {
+      stdin.off("data", onData)
+      stdin.setRawMode(false)
+      stdin.pause()
+    })
+  })
+
 const readStdin = (maxBytes: number): Effect.Effect<Uint8Array, ValueUnreadable> =>
-  Effect.tryPromise({
+  process.stdin.isTTY === true ? readHidden(maxBytes) : Effect.tryPromise({
     try: async () => {
       const chunks: Array<Buffer> = []
       let total = 0
