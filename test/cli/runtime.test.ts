@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWorkspace, repoRoot, type CliResult, type RunOptions } from "../support/cli.js"
 import { makeGitRepo, type GitRepo } from "../support/gitRepo.js"
+import { readRows } from "../support/readDatabase.js"
 
 /**
  * Runtime I (issue 19, spec 07 §1 and §4): install ≠ bind ≠ run, bindings
@@ -57,6 +58,7 @@ beforeAll(async () => {
   team = makeGitRepo(join(workspace.root, "repos", "team"), gitHome, {
     "env/x.env": `# akm:public Team tools\n\nPATH=/opt/team/bin\nTEAM_TOKEN=${TEAM_VALUE}\n`,
     "scripts/mark.sh": `#!/bin/sh\ntouch ${join(work, "installed-and-ran")}\n`,
+    "tasks/mark.yml": `version: 2\nschedule: "@daily"\ncommand: touch ${join(work, "installed-and-ran")}\n`,
     "knowledge/team.md": "---\ndescription: The team bundle\n---\n# Team\n"
   })
   const git = await akm(["bundle", "add", "--git", team.dir, "--name", "team"])
@@ -93,9 +95,16 @@ describe("akm env run, env set, bind (issue 19 done-when)", { timeout: 120_000 }
   })
 
   it("env set (value from stdin, one newline dropped) changes exactly the one file, 0600; env run then uses the new value", async () => {
+    const file = join(bundle, "env", "demo.env")
+    const others = () => walkFiles(bundle).filter((f) => f !== file).map((f) => `${f}:${readFileSync(f, "hex")}`).join("\n")
+    const before = others()
     const set = await akm(["env", "set", "runtime//env/demo", "DEMO_TOKEN"], { input: `${SET_VALUE}\n` })
     expect(set.code, set.stderr).toBe(0)
-    const file = join(bundle, "env", "demo.env")
+    expect(others()).toBe(before)
+    // The event holds the ref, the key name and the new file's hash: nothing else.
+    const events = readRows<{ subject: string; data: string }>(join(workspace.dataDir, "state.db"), "SELECT subject, data FROM events WHERE kind = 'env.set'")
+    expect(events.map((e) => [e.subject, Object.keys(JSON.parse(e.data)).sort()])).toEqual([["runtime//env/demo", ["hash", "key"]]])
+    expect(JSON.parse(events[0]!.data)).toMatchObject({ key: "DEMO_TOKEN", hash: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expect(mode(file)).toBe(0o600)
     expect(readFileSync(file, "utf8")).toContain(`DEMO_TOKEN=${SET_VALUE}\n`)
     expect(readFileSync(file, "utf8")).toContain("DEMO_URL=http://127.0.0.1:8080\n")
