@@ -22,7 +22,7 @@ const listView: View<Listed> = {
           if (!("source" in item)) return `${s.bold(item.ref)}${item.description === undefined ? "" : ` — ${item.description}`}\n  ${s.dim(item.keys.join(", ") || "(no keys)")}`
           return [
             `${s.bold(item.ref)}${item.description === undefined ? "" : ` — ${item.description}`} ${s.dim(`(${item.source})`)}`,
-            table(item.keys.map((k) => [`  ${k.name}`, k.required ? s.yellow("required") : s.dim("set"), k.default === undefined ? "" : s.dim(`default: ${k.default}`), k.description ?? ""])),
+            table(item.keys.map((k) => [`  ${k.name}`, k.required ? s.yellow("required") : s.dim("set"), k.dangerous === true ? s.red("dangerous") : "", k.default === undefined ? "" : s.dim(`default: ${k.default}`), k.description ?? ""])),
             ...(item.bindings.length === 0 ? [] : [s.dim(`  bound as ${item.bindings.map((b) => `${b.alias}${b.current ? "" : " (changed: akm bind --update)"}`).join(", ")}`)])
           ].join("\n")
         })

@@ -24,6 +24,8 @@ export interface EnvKeyView {
   readonly required: boolean
   /** Shown only for a key its author marked `# akm:default`. */
   readonly default?: string | undefined
+  /** A loader or shell-hook key (R-RT-8): `env run` refuses it from git/npm/website bundles unless allowed. */
+  readonly dangerous?: true
 }
 
 /** `akm env list [ref]`: env items, their keys and descriptions — never a value but marked defaults (R-RT-7). */
@@ -44,7 +46,8 @@ export const envList = Effect.fn("runtime.envList")(function* (ref: string | und
     name: entry.name,
     ...(described.get(entry.name) === undefined ? {} : { description: described.get(entry.name) }),
     required: entry.value === undefined,
-    ...(entry.isDefault && entry.value !== undefined ? { default: entry.value } : {})
+    ...(entry.isDefault && entry.value !== undefined ? { default: entry.value } : {}),
+    ...(isDangerousEnvKey(entry.name) ? { dangerous: true as const } : {})
   }))
   const bindings = (yield* (yield* Bindings).forExport(located.export.ref)).map((b) => ({ alias: b.alias, current: b.digest === located.export.digest }))
   return { items: [{ ref: located.export.ref, name: doc?.name ?? located.export.id, description: doc?.description, source: located.source, keys, bindings }] }
