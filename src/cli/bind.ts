@@ -17,7 +17,7 @@ const references = (env: Readonly<Record<string, string>>): string => Object.ent
 const bindView: View<Bound | Updated> = {
   text: (r, s) =>
     "status" in r
-      ? [`${s.green("✓")} bound ${r.ref} as ${s.bold(r.alias)} ${s.dim(`(${r.kind}, digest ${r.digest.slice(0, 12)})`)}`, ...(Object.keys(r.env).length === 0 ? [] : [s.dim(`  env: ${references(r.env)}`)]), s.dim(`  run it: akm env run ${r.alias} -- <command>`)].join("\n")
+      ? [`${s.green("✓")} bound ${r.ref} as ${s.bold(r.alias)} ${s.dim(`(${r.kind}, digest ${r.digest.slice(0, 12)})`)}`, ...(Object.keys(r.env).length === 0 ? [] : [s.dim(`  env: ${references(r.env)}`)]), ...(r.dangerous.length === 0 ? [] : [s.yellow(`  sets ${r.dangerous.join(", ")}, which can change what programs load or run${r.source === "filesystem" ? "" : `: env run needs ${r.dangerous.map((k) => `--allow-dangerous ${k}`).join(" ")}`}`)]), s.dim(`  run it: akm env run ${r.alias} -- <command>`)].join("\n")
       : r.changed
         ? [`${s.green("✓")} ${r.alias}: approved ${r.ref} at ${r.to.slice(0, 12)} (was ${r.from.slice(0, 12)})`, ...(r.diff.trim() === "" ? [s.dim("  key names and text unchanged (values are never shown)")] : [r.diff])].join("\n")
         : `${s.dim("=")} ${r.alias}: ${r.ref} is unchanged since it was approved`

@@ -1,5 +1,6 @@
 import { createTwoFilesPatch } from "diff"
 import { Clock, Effect } from "effect"
+import { isDangerousEnvKey } from "../../domain/DangerousEnvKeys.js"
 import { Conflict, NotFound, UsageError } from "../../domain/Errors.js"
 import { ALIAS, CREDENTIAL_REFERENCE, defaultAlias, parsePairs, type Binding } from "../../domain/RuntimeExport.js"
 import { ExportChanged } from "../../domain/RuntimeErrors.js"
@@ -62,7 +63,9 @@ export const bind = Effect.fn("runtime.bind")(function* (input: BindInput) {
     })
   }
   yield* recordEvent("binding.created", located.export.ref, { alias: chosen, kind: binding.kind, digest: binding.digest, env: Object.keys(env), params: Object.keys(params) })
-  return { ...summary(binding), status: "current" as const }
+  // R-RT-8: said at approval time too, so the operator reviews them before the first run.
+  const dangerous = (located.export.requirements.env ?? []).filter((key) => isDangerousEnvKey(key) && env[key] === undefined)
+  return { ...summary(binding), status: "current" as const, dangerous }
 })
 
 /** A binding as listed: references and names only (never values). */
