@@ -34,7 +34,10 @@ const steps = [
   { say: "A code repository (a temporary git repo made from examples/project): set up its knowledge as a project bundle", args: ["init", "project", "--dir", "PROJECT_DIR"], before: () => makeProjectRepo() },
   { say: "An agent hits a failure and records it once, the symptom as first seen", args: ["ledger", "add", "failure", "--bundle", "shop", "--title", "Migration lock timeout", ...demoFailure(17, "LockTimeout: migrate src/db/migrations/0042.sql:17 waited 5000ms for the orders table lock", "2026-08-14")] },
   { say: "The same failure twelve days later (another line, other times): the same fingerprint, so one record with a second occurrence", args: ["ledger", "add", "failure", "--bundle", "shop", ...demoFailure(93, "LockTimeout: migrate src/db/migrations/0042.sql:93 waited 12.5s for the orders table lock", "2026-08-26")] },
-  { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] }
+  { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] },
+  { say: "A bundle with an env file (examples/runtime): installing it runs and injects nothing", args: ["bundle", "add", "examples/runtime", "--name", "runtime"] },
+  { say: "Its keys, required or set, and descriptions: never a secret value", args: ["env", "list", "runtime//env/demo"] },
+  { say: "Run a program with the values in its environment only (no shell); akm itself prints no value", args: ["env", "run", "--format", "text", "runtime//env/demo", "--", process.execPath, "-e", "console.log(`DEMO_TOKEN has ${process.env.DEMO_TOKEN.length} characters`)"] }
 ]
 
 /** The fields of the demo's failure (spec 08 §2): the fingerprint comes from module, operation and error_class. */

@@ -24,6 +24,10 @@ import type { Tokenizer } from "../services/Tokenizer.js"
 import type { Transaction } from "../services/Transaction.js"
 import type { UsageLog } from "../services/UsageLog.js"
 import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import type { Bindings } from "../services/Bindings.js"
+import type { ChildProcess } from "../services/ChildProcess.js"
+import type { Credentials } from "../services/Credentials.js"
+import type { EnvFiles } from "../services/EnvFiles.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import { redactReport, reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
@@ -31,6 +35,7 @@ import { neutralise, renderError, renderResult, styleFor, type View } from "./re
 
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
+  | Bindings | EnvFiles | Credentials | ChildProcess
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's
@@ -67,7 +72,9 @@ export const runCommand = <A, E>(
   options: GlobalOptions,
   program: Effect.Effect<A, E, AkmServices>,
   view: View<A>,
-  exitFor: (value: A) => number = () => 0
+  exitFor: (value: A) => number = () => 0,
+  /** false: print nothing on success (`env run`: the child owns stdout; its exit code is the result). */
+  printResult = true
 ): Effect.Effect<void, Reported> => {
   const stdoutTTY = process.stdout.isTTY === true
   const format = resolveFormat(options.format, stdoutTTY)
@@ -89,7 +96,7 @@ export const runCommand = <A, E>(
     Effect.matchEffect({
       onSuccess: (value) =>
         Effect.sync(() => {
-          process.stdout.write(renderResult(format, value, view, styleFor(stdoutTTY, process.env)))
+          if (printResult) process.stdout.write(renderResult(format, value, view, styleFor(stdoutTTY, process.env)))
           const exit = exitFor(value)
           return exit
         }).pipe(Effect.flatMap((exit) => (exit === 0 ? Effect.void : Effect.fail(new Reported(exit))))),

@@ -2,6 +2,7 @@ import type { Effect } from "effect"
 import type { Diagnostic, Severity } from "./Diagnostic.js"
 import type { FileChange } from "./FileChange.js"
 import type { IndexDocument } from "./IndexDocument.js"
+import type { RuntimeExport } from "./RuntimeExport.js"
 
 /**
  * The adapter contract (spec 03 §1). An adapter interprets one native format
@@ -178,4 +179,11 @@ export interface BundleAdapter {
    * another format (an OKF `Runbook` → akm `knowledge`); absent = the type is kept verbatim.
    */
   readonly importType?: (type: string) => string
+  /**
+   * Runtime exports (spec 07 §1) among the files `ctx` lists: env files,
+   * workflows, tasks, scripts … with the digest of each definition. Reading
+   * through ctx only; an unreadable file is left out. Absent: the format
+   * offers nothing to run or inject.
+   */
+  readonly exports?: (ctx: ValidateContext) => Effect.Effect<ReadonlyArray<RuntimeExport>>
 }

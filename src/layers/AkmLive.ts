@@ -24,6 +24,10 @@ import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
 import { ImproveStoreSqlite } from "./sqlite/ImproveStoreSqlite.js"
 import { SandboxIndexMiniSearch } from "./memory/SandboxIndexMiniSearch.js"
 import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
+import { BindingsSqlite } from "./sqlite/BindingsSqlite.js"
+import { EnvFilesNode } from "./fs/EnvFilesNode.js"
+import { ChildProcessNode } from "./process/ChildProcessNode.js"
+import { CredentialsLive } from "./runtime/CredentialsLive.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -60,8 +64,13 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     ImproveStoreSqlite,
     SandboxIndexMiniSearch,
     // Hybrid search (R-SRCH-4): inert unless config search.embeddings is set.
-    EmbeddingsLive
+    EmbeddingsLive,
+    BindingsSqlite,
+    ChildProcessNode
   ).pipe(
+    // Runtime (spec 07): credentials read secret files through EnvFiles.
+    Layer.provideMerge(CredentialsLive),
+    Layer.provideMerge(EnvFilesNode),
     // The engine and the proposal evaluation validate through the index (ChangeValidator).
     Layer.provideMerge(ChangeValidatorIndexed),
     Layer.provideMerge(IndexStoreSqlite),

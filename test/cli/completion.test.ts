@@ -15,8 +15,8 @@ const plan = (...words: ReadonlyArray<string>) => planCompletion(tree, words)
 describe("planCompletion (the command tree alone)", () => {
   it("offers commands, then a group's subcommands, by prefix", () => {
     expect(plan("").candidates).toEqual(tree.subcommands.map((c) => c.name))
-    expect(plan("se").candidates).toEqual(["search"])
-    expect(plan("s").candidates).toEqual(["search", "show"])
+    expect(plan("se").candidates).toEqual(["search", "secret"])
+    expect(plan("s").candidates).toEqual(["search", "show", "secret"])
     expect(plan("bundle", "").candidates).toEqual(["add", "create", "list", "show", "update", "rename", "remove", "export"])
     expect(plan("bundle", "re").candidates).toEqual(["rename", "remove"])
     expect(plan("proposal", "re").candidates).toEqual(["reject", "revert", "recover"])
@@ -113,7 +113,7 @@ describe("akm __complete over a workspace with two bundles", () => {
   }, 60_000)
 
   it("commands, subcommands, options and --format values", async () => {
-    expect(await complete("se")).toEqual(["search"])
+    expect(await complete("se")).toEqual(["search", "secret"])
     expect(await complete("bundle", "re")).toEqual(["rename", "remove"])
     expect(await complete("show", "--l")).toEqual(["--level", "--lines"])
     expect(await complete("--format", "j")).toEqual(["json", "jsonl"])

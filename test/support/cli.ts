@@ -29,6 +29,8 @@ export interface RunOptions {
   readonly cwd?: string
   /** Extra variables, applied over the workspace's own. */
   readonly env?: Readonly<Record<string, string>>
+  /** Bytes for the child's stdin, which is then closed (left open and unread when absent). */
+  readonly input?: string | Uint8Array
 }
 
 export interface Workspace {
@@ -133,7 +135,7 @@ export const makeWorkspace = (): Workspace => {
     cacheDir: workspace.AKM_CACHE_DIR,
     home: workspace.HOME,
     env,
-    run: (args, options = {}) => spawnAkm(args, { cwd: options.cwd ?? root, env: { ...env, ...options.env } }),
+    run: (args, options = {}) => spawnAkm(args, { cwd: options.cwd ?? root, env: { ...env, ...options.env }, input: options.input }),
     folder: (name, files = {}) => {
       const path = dir(name)
       for (const [file, content] of Object.entries(files)) {
@@ -156,15 +158,18 @@ export const runAkm = async (args: ReadonlyArray<string>, options: RunOptions = 
   }
 }
 
-const spawnAkm = (args: ReadonlyArray<string>, options: { cwd: string; env: Record<string, string> }): Promise<CliResult> => {
+const spawnAkm = (args: ReadonlyArray<string>, options: { cwd: string; env: Record<string, string>; input?: string | Uint8Array | undefined }): Promise<CliResult> => {
   ensureBuilt()
   return new Promise((done, fail) => {
-    execFile(process.execPath, [bin, ...args], { cwd: options.cwd, env: options.env, encoding: "utf8", timeout: 20_000 }, (error, stdout, stderr) => {
+    const child = execFile(process.execPath, [bin, ...args], { cwd: options.cwd, env: options.env, encoding: "utf8", timeout: 20_000 }, (error, stdout, stderr) => {
       // A non-zero exit is a result to assert on; only a failure to run at all (or a timeout) is an error.
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
       if (code === null || error?.killed === true) return fail(new Error(`akm ${args.join(" ")} did not run: ${error?.message}\n${stderr}`))
       done(result(args, code, stdout, stderr))
     })
+    // A child may stop reading early (a refused oversized value): a broken pipe is its answer, not an error here.
+    child.stdin?.on("error", () => undefined)
+    if (options.input !== undefined) child.stdin?.end(options.input)
   })
 }
 

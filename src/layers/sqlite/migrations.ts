@@ -138,6 +138,23 @@ export const stateMigrations: Migrations = {
     "CREATE INDEX evidence_ref ON evidence (ref, recorded_at)",
     "CREATE INDEX evidence_recorded ON evidence (recorded_at)"
   ),
+  // Bindings (spec 07 §1, docs/decisions/0019-bindings.md): the approved digest and definition of an export,
+  // params and env references (`env:VAR`, `secret:<ref>`), never values.
+  "0006_bindings": exec(
+    `CREATE TABLE bindings (
+      alias TEXT PRIMARY KEY,
+      export_ref TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      digest TEXT NOT NULL,
+      definition TEXT NOT NULL,
+      params TEXT NOT NULL,
+      env TEXT NOT NULL,
+      source TEXT NOT NULL,
+      approved_at TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+    "CREATE INDEX bindings_export ON bindings (export_ref)"
+  ),
   // Generator accounting and response cache (spec 06 §5, R-GEN-2): one row per generate() with its outcome, tokens
   // and cost; the cache keeps a (redacted) answer per generator and attempt fingerprint, so a repeat makes no call.
   "0007_generator_calls": exec(

@@ -19,6 +19,10 @@ import { EvidenceStoreSqlite } from "../sqlite/EvidenceStoreSqlite.js"
 import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
 import { RedactorSqlite } from "../sqlite/RedactorSqlite.js"
+import { BindingsSqlite } from "../sqlite/BindingsSqlite.js"
+import { EnvFilesNode } from "../fs/EnvFilesNode.js"
+import { ChildProcessNode } from "../process/ChildProcessNode.js"
+import { CredentialsLive } from "../runtime/CredentialsLive.js"
 import { StateDbMemory } from "../sqlite/StateDb.js"
 import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
 import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
@@ -45,7 +49,9 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode).pipe(
+  Layer.provideMerge(CredentialsLive),
+  Layer.provideMerge(EnvFilesNode),
   Layer.provideMerge(ChangeValidatorIndexed),
   Layer.provideMerge(IndexStoreMiniSearch),
   Layer.provideMerge(ProgressSilent),

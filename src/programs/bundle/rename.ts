@@ -4,6 +4,7 @@ import { validateNewBundleName } from "../../domain/Ref.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
+import { Bindings } from "../../services/Bindings.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { StateStore } from "../../services/StateStore.js"
 import { recordEvent } from "../events.js"
@@ -57,6 +58,7 @@ export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, 
   yield* (yield* UsageLog).renameBundle(from, to)
   yield* (yield* ProposalStore).renameBundle(from, to)
   yield* (yield* EvidenceStore).renameBundle(from, to)
+  yield* (yield* Bindings).renameBundle(from, to)
   const index = yield* IndexStore
   yield* index.withWriteLease(index.renameBundle(from, to))
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import { isDangerousEnvKey } from "../../../src/layers/adapters/dotenv/dangerousEnvKeys.js"
+import { isDangerousEnvKey } from "../../../src/domain/DangerousEnvKeys.js"
 import { parseEnvFile } from "../../../src/layers/adapters/dotenv/envFile.js"
 import { dotenvAdapter, makeDotenvAdapter } from "../../../src/layers/adapters/dotenv/index.js"
 import { dotenvRules } from "../../../src/layers/adapters/dotenv/rules.js"

@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { isMap, LineCounter, parseDocument } from "yaml"
 import { parse as parseRef } from "../../../domain/Ref.js"
-import { isDangerousEnvKey } from "../dotenv/dangerousEnvKeys.js"
+import { isDangerousEnvKey } from "../../../domain/DangerousEnvKeys.js"
 import { normalizeText } from "../core/Frontmatter.js"
 import { scheduleProblem } from "./schedule.js"
 

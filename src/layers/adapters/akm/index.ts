@@ -4,6 +4,7 @@ import type { RuleRow } from "../core/RuleBook.js"
 import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
 import { skillMdRules } from "../skill-md/index.js"
 import { akmAuthoring, createAkm } from "./authoring.js"
+import { akmExports } from "./exports.js"
 import { lintAkm } from "./lint.js"
 import { planAkm } from "./plan.js"
 import { probeAkm } from "./probe.js"
@@ -41,7 +42,8 @@ export const makeAkmAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       authoring: (_bundle, target) => Effect.succeed(akmAuthoring(target)),
       create: (request, ctx) => createAkm(request, ctx, book),
       // A type akm has keeps its directory; any other format's type (OKF's Runbook, Guide …) is knowledge.
-      importType: (type) => typeNamed(type) ?? "knowledge"
+      importType: (type) => typeNamed(type) ?? "knowledge",
+      exports: (ctx) => akmExports(ctx, book)
     })
   )
 

@@ -75,7 +75,7 @@ export const parseEnvFile = (input: string): EnvFile => {
         block.isPublic = true
         const rest = content.replace(PUBLIC_MARKER, "").replace(/^[\s:–-]+/, "").trim()
         if (rest !== "") block.lines.push(rest)
-      } else if (content !== "") {
+      } else if (content !== "" && !/^akm:default\b/.test(content)) {
         block.lines.push(content)
       }
       continue

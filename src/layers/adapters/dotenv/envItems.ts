@@ -2,7 +2,7 @@ import type { ProjectResult } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
 import { makeProjection, nameFromFile } from "../core/Projection.js"
 import type { RuleBook } from "../core/RuleBook.js"
-import { isDangerousEnvKey } from "./dangerousEnvKeys.js"
+import { isDangerousEnvKey } from "../../../domain/DangerousEnvKeys.js"
 import { parseEnvFile, type EnvKey } from "./envFile.js"
 
 /**

@@ -2,6 +2,7 @@ import type { BundleAdapter } from "../../../domain/Adapter.js"
 import type { RuleRow } from "../core/RuleBook.js"
 import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
 import { DOTENV_AUTHORING, refuseDotenvCreate } from "./authoring.js"
+import { dotenvExports } from "./exports.js"
 import { planDotenv } from "./plan.js"
 import { probeDotenv } from "./probe.js"
 import { projectDotenv } from "./project.js"
@@ -22,7 +23,8 @@ export const makeDotenvAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter 
       plan: (files) => planDotenv(files, book),
       project: (item, ctx) => projectDotenv(item, ctx, book),
       authoring: DOTENV_AUTHORING,
-      create: () => refuseDotenvCreate()
+      create: () => refuseDotenvCreate(),
+      exports: (ctx) => dotenvExports(ctx, book)
     })
   )
 

@@ -1,7 +1,8 @@
 /**
  * Environment keys that change how a child process loads code, finds programs
  * or runs hooks (spec 07 §4, R-RT-8). `env run` refuses them for bundles from
- * git/npm/website sources; lint reports them everywhere.
+ * git/npm/website sources; lint reports them everywhere (the adapters and
+ * the runtime programs share this one list).
  */
 const EXACT = new Set([
   "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS1", "PS2", "IFS", "ZDOTDIR",
