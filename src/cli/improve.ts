@@ -3,15 +3,19 @@ import * as Options from "@effect/cli/Options"
 import { Effect, FiberRef, Layer, Option } from "effect"
 import { IMPROVE_RECIPES, type RunRecord } from "../domain/Improve.js"
 import { ImproveComposed } from "../layers/improve/ImproveLive.js"
-import { EvidenceStoreNone, GeneratorNone } from "../layers/improve/ImproveInterim.js"
+import { GeneratorLive } from "../layers/generator/GeneratorLive.js"
 import { improve, improveRuns } from "../programs/improve.js"
 import type { ImproveResult } from "../services/Improve.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
 import { cliSeams, runCommand, type CliSeams } from "./run.js"
 
-/** Evidence and generator for Improve: a test entry point's, else the shipped ones. */
-const improveServices = (seams: CliSeams) => seams.improve ?? Layer.merge(EvidenceStoreNone, GeneratorNone)
+/**
+ * Evidence and generator for Improve: a test entry point's, else the shipped
+ * ones — the EvidenceStore of the command's live layer and the generator
+ * config.yaml names (built here only, so no other command reads that section).
+ */
+const improveServices = (seams: CliSeams) => seams.improve ?? GeneratorLive
 
 /** Provides Improve to a program, built over the command's live layer (what `runCommand` provides). */
 export const withImprove = <A, E, R>(program: Effect.Effect<A, E, R>) =>

@@ -6,6 +6,7 @@ import type { Adapters } from "../services/Adapters.js"
 import type { CrashPoints } from "../services/CrashPoints.js"
 import type { EvidenceStore } from "../services/EvidenceStore.js"
 import type { Generator } from "../services/Generator.js"
+import type { StateDb } from "../layers/sqlite/StateDb.js"
 import type { ImproveStore } from "../services/ImproveStore.js"
 import type { SandboxIndex } from "../services/SandboxIndex.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
@@ -35,7 +36,7 @@ import { neutralise, renderError, renderResult, styleFor, type View } from "./re
 
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
-  | Bindings | EnvFiles | Credentials | ChildProcess
+  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's
