@@ -18,6 +18,7 @@ import { Redactor } from "../services/Redactor.js"
 import type { StateStore } from "../services/StateStore.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { Transaction } from "../services/Transaction.js"
+import type { TransactionJournals } from "../services/TransactionJournals.js"
 import type { UsageLog } from "../services/UsageLog.js"
 import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
@@ -26,7 +27,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
+export type AkmServices = WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

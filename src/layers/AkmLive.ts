@@ -10,6 +10,7 @@ import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
 import { CrashPointsNone } from "./fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
+import { TransactionJournalsLive } from "./fs/TransactionJournalsLive.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
@@ -50,6 +51,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     LogStoreSqlite,
     MaterializerLive,
     TransactionEngineLive,
+    TransactionJournalsLive,
     GitHistoryIsomorphic,
     ItemProjectorWorkers({ script: options.projectorWorker })
   ).pipe(
