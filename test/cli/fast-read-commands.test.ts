@@ -221,6 +221,25 @@ describe("fast paths of the read commands", () => {
   }, 120_000)
 })
 
+describe("the health fast path with logs.db", () => {
+  const ws = makeWorkspace()
+  afterAll(ws.cleanup)
+
+  it("reads an existing logs.db and prints what the full CLI prints", async () => {
+    expect((await ws.run(["bundle", "add", ws.folder("notes", notesFiles), "--name", "notes"])).code).toBe(0)
+    expect((await ws.run(["index", "--quiet"])).code).toBe(0)
+    // init creates logs.db: health then reads it (and reports its size) on both paths.
+    expect((await ws.run(["init"])).code).toBe(0)
+    for (const format of ["json", "text"]) {
+      const fast = await runFast(ws, ["health", "--format", format])
+      const full = await runFull(ws, ["health", "--format", format])
+      expect(fast.stderr).not.toContain("FALLBACK")
+      expect(fast).toEqual(full)
+    }
+    expect(JSON.parse((await runFast(ws, ["health", "--format", "json"])).stdout).databases.find((d: { name: string }) => d.name === "logs.db").bytes).toBeGreaterThan(0)
+  }, 120_000)
+})
+
 describe("the fast bundles", () => {
   it("stay small and carry neither the CLI framework's parser nor the tokenizer's ranks", async () => {
     for (const name of ["show", "curate", "info", "bundle-list", "health"]) {
