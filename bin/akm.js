@@ -9,7 +9,7 @@
 //   (Node 20 caches no ESM compilation, and module.enableCompileCache arrived in 22);
 // - `akm search …` first tries dist/cli/search.cjs, a far smaller bundle with
 //   no CLI framework (src/cli/fast/search.ts), code-cached the same way; show,
-//   curate, info and bundle list likewise have bundles of their own (fastPath below),
+//   curate, info, bundle list and health likewise have bundles of their own (fastPath below),
 //   and `akm __complete …` (shell completion) goes to dist/cli/complete.cjs.
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
@@ -83,6 +83,8 @@ const fastPath = (args) => {
       return { bundle: "curate", run: "runCurate" }
     case "info":
       return { bundle: "info", run: "runInfo" }
+    case "health":
+      return { bundle: "health", run: "runHealth" }
     case "bundle":
       return args[1] === "list" ? { bundle: "bundle-list", run: "runBundleList" } : undefined
     default:
@@ -92,7 +94,7 @@ const fastPath = (args) => {
 
 /**
  * Runs one command line and resolves to its exit code. A command with a fast
- * path (search, show, curate, info, bundle list) goes first to its small
+ * path (search, show, curate, info, bundle list, health) goes first to its small
  * bundle, which answers plain command lines without @effect/cli and hands
  * anything else (help, unusual flags, an index never built, any error) back
  * untouched to the full CLI.

@@ -126,7 +126,8 @@ const FAST_BUNDLES = [
     ]
   },
   { name: "info", source: "info", run: "runInfo", warmup: [["info", "--format", "json"], ["info", "--format", "text"]] },
-  { name: "bundle-list", source: "bundleList", run: "runBundleList", warmup: [["bundle", "list", "--format", "json"], ["bundle", "list", "--format", "text"]] }
+  { name: "bundle-list", source: "bundleList", run: "runBundleList", warmup: [["bundle", "list", "--format", "json"], ["bundle", "list", "--format", "text"]] },
+  { name: "health", source: "health", run: "runHealth", warmup: [["health", "--format", "json"], ["health", "--format", "text"]] }
 ]
 
 /**

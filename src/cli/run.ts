@@ -23,6 +23,7 @@ import { Redactor } from "../services/Redactor.js"
 import type { StateStore } from "../services/StateStore.js"
 import type { Tokenizer } from "../services/Tokenizer.js"
 import type { Transaction } from "../services/Transaction.js"
+import type { TransactionJournals } from "../services/TransactionJournals.js"
 import type { UsageLog } from "../services/UsageLog.js"
 import type { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import type { Bindings } from "../services/Bindings.js"
@@ -35,7 +36,7 @@ import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
-export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
+export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
   | Bindings | EnvFiles | Credentials | ChildProcess | StateDb
 
 /**

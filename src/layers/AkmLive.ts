@@ -11,6 +11,7 @@ import { ProgressStderr } from "./fs/ProgressTerminal.js"
 import { CrashPointsNone } from "./fs/transaction/CrashPoints.js"
 import { EmbeddingsLive } from "./embeddings/EmbeddingsLive.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
+import { TransactionJournalsLive } from "./fs/TransactionJournalsLive.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
@@ -59,6 +60,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     LogStoreSqlite,
     MaterializerLive,
     TransactionEngineLive,
+    TransactionJournalsLive,
     GitHistoryIsomorphic,
     ItemProjectorWorkers({ script: options.projectorWorker }),
     ImproveStoreSqlite,

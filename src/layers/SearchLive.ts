@@ -9,6 +9,7 @@ import { UsageLog } from "../services/UsageLog.js"
 import { configuredWritable, WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { makeWorkspaceConfig, resolveWorkspacePaths } from "./fs/WorkspaceConfigFile.js"
 import { betterSqliteAddon } from "./sqlite/addon.js"
+import type { LazyConnection } from "./sqlite/connection.js"
 import { LAST_INDEXED } from "./sqlite/index/query.js"
 import { openIndexStoreConnection, type IndexStoreConnection } from "./sqlite/IndexStoreConnection.js"
 import { migratedTo } from "./sqlite/migrationIds.js"
@@ -33,6 +34,8 @@ import { usageLogConnection } from "./sqlite/UsageLogConnection.js"
 export interface SearchLive {
   readonly layer: Layer.Layer<IndexStore | UsageLog | Redactor | WorkspaceConfig>
   readonly close: () => void
+  /** The plain connection to state.db the usage log runs on (the health fast path reads proposals on it too). */
+  readonly state: LazyConnection
 }
 
 /** The index as search reads it; undefined unless index.db exists, is migrated and was built at least once. */
@@ -95,5 +98,5 @@ export const openSearchLive = (overrides: PathOverrides, track: boolean): Search
     Layer.succeed(Redactor, redactorOn(paths.stateDb, usage.connection.driver, workspace)),
     Layer.succeed(WorkspaceConfig, workspace)
   )
-  return { layer, close }
+  return { layer, close, state: usage.connection }
 }

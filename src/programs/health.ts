@@ -6,14 +6,14 @@ import { WorkspaceUnavailable } from "../domain/Errors.js"
 import { IndexStore, type DiagnosticCounts, type TypeSize } from "../services/IndexStore.js"
 import { LogStore } from "../services/LogStore.js"
 import { ProposalStore } from "../services/ProposalStore.js"
-import { Transaction } from "../services/Transaction.js"
+import { TransactionJournals } from "../services/TransactionJournals.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
 import { shellCommand } from "../domain/ShellQuote.js"
 import { plural } from "../domain/Plural.js"
 
 /** Interrupted transactions recovery will not act on: every writer refuses until each is resolved. */
-const damagedJournals = Effect.map(Effect.flatMap(Transaction, (t) => t.inspect), (damaged) =>
+const damagedJournals = Effect.map(Effect.flatMap(TransactionJournals, (journals) => journals.inspect), (damaged) =>
   damaged.map((d): Attention => ({
     code: "damaged-journal",
     message: `transaction ${d.id} was interrupted and cannot be recovered automatically: ${d.reason}; akm writes nothing until it is resolved`,

@@ -12,6 +12,7 @@ import { MAX_STORED_QUERY, UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { bundleNotFound } from "./bundle/notFound.js"
 import { showNext } from "./showNext.js"
+import { nextTurn } from "../domain/NextTurn.js"
 
 /**
  * Candidates re-ranked per search: three times the limit and at least 50, so
@@ -252,12 +253,14 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     total = Math.max(set.total, fused.length)
   }
 
+  // The match and ranking, the snippets and the usage record each take a turn of their own (stalls, issue 28 item 4).
+  yield* nextTurn
   const snipped = yield* withSnippets(store, hits, terms)
   const stale = bundles.filter((s) => s.staleReason !== undefined && (input.bundles === undefined || input.bundles.includes(s.bundle))).map((s) => s.bundle)
 
   // The query is echoed and stored only redacted (R-RED-1): a searched-for secret reaches neither stdout nor state.db.
   const query = yield* (yield* Redactor).redact(input.query)
-  if (input.track !== false) yield* (yield* UsageLog).recordSearch(capRedacted(query, MAX_STORED_QUERY), hits.map((h) => h.ref), input.source ?? "user")
+  if (input.track !== false) yield* Effect.zipRight(nextTurn, (yield* UsageLog).recordSearch(capRedacted(query, MAX_STORED_QUERY), hits.map((h) => h.ref), input.source ?? "user"))
   const elapsed = Number((yield* Clock.currentTimeNanos) - started) / 1e6
   return {
     query,

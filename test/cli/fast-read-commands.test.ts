@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseFastArgv, type FastCommandSpec } from "../../src/cli/fast/argv.js"
 import { BUNDLE_LIST_SPEC } from "../../src/cli/fast/bundleList.js"
 import { CURATE_SPEC } from "../../src/cli/fast/curate.js"
+import { HEALTH_SPEC } from "../../src/cli/fast/health.js"
 import { INFO_SPEC } from "../../src/cli/fast/info.js"
 import { SHOW_SPEC } from "../../src/cli/fast/show.js"
 import { FORMATS } from "../../src/cli/options.js"
 import { makeWorkspace, repoRoot, type Workspace } from "../support/cli.js"
 import { CANARY, notesFiles, secretsFiles, skillsFiles } from "../support/indexedWorkspace.js"
 
-// The start-up fast paths of show, curate, info and bundle list (src/cli/fast/,
+// The start-up fast paths of show, curate, info, bundle list and health (src/cli/fast/,
 // docs/decisions/0013-fast-read-commands.md): for every command line one answers,
 // it prints the same bytes, exit code and usage event as the full @effect/cli
 // command; every other command line goes to the full CLI untouched.
@@ -49,7 +50,8 @@ const PATHS: Readonly<Record<string, FastPath>> = {
   show: { bundle: "show", run: "runShow", spec: SHOW_SPEC },
   curate: { bundle: "curate", run: "runCurate", spec: CURATE_SPEC },
   info: { bundle: "info", run: "runInfo", spec: INFO_SPEC },
-  bundle: { bundle: "bundle-list", run: "runBundleList", spec: BUNDLE_LIST_SPEC }
+  bundle: { bundle: "bundle-list", run: "runBundleList", spec: BUNDLE_LIST_SPEC },
+  health: { bundle: "health", run: "runHealth", spec: HEALTH_SPEC }
 }
 
 /** A fast path alone: exit 99 with FALLBACK on stderr when it hands the command over. */
@@ -101,7 +103,10 @@ const answered = (ws: Workspace): ReadonlyArray<ReadonlyArray<string>> => [
   ["info", "--config-dir", ws.configDir, "--format", "json"],
   ["bundle", "list"],
   ...FORMATS.map((format) => ["bundle", "list", "--format", format]),
-  ["bundle", "list", "-q", "--format", "text"]
+  ["bundle", "list", "-q", "--format", "text"],
+  ["health"],
+  ...FORMATS.map((format) => ["health", "--format", format]),
+  ["health", "--data-dir", ws.dataDir, "-q", "--format", "json"]
 ]
 
 /** Command lines the fast paths leave to @effect/cli (help, errors, unusual shapes, --max-tokens). */
@@ -133,6 +138,8 @@ const declined: ReadonlyArray<ReadonlyArray<string>> = [
   ["bundle", "list", "extra"],
   ["bundle", "list", "--help"],
   ["bundle", "show", "notes"],
+  ["health", "extra"],
+  ["health", "--help"],
   ["--format", "json", "info"]
 ]
 
@@ -214,9 +221,28 @@ describe("fast paths of the read commands", () => {
   }, 120_000)
 })
 
+describe("the health fast path with logs.db", () => {
+  const ws = makeWorkspace()
+  afterAll(ws.cleanup)
+
+  it("reads an existing logs.db and prints what the full CLI prints", async () => {
+    expect((await ws.run(["bundle", "add", ws.folder("notes", notesFiles), "--name", "notes"])).code).toBe(0)
+    expect((await ws.run(["index", "--quiet"])).code).toBe(0)
+    // init creates logs.db: health then reads it (and reports its size) on both paths.
+    expect((await ws.run(["init"])).code).toBe(0)
+    for (const format of ["json", "text"]) {
+      const fast = await runFast(ws, ["health", "--format", format])
+      const full = await runFull(ws, ["health", "--format", format])
+      expect(fast.stderr).not.toContain("FALLBACK")
+      expect(fast).toEqual(full)
+    }
+    expect(JSON.parse((await runFast(ws, ["health", "--format", "json"])).stdout).databases.find((d: { name: string }) => d.name === "logs.db").bytes).toBeGreaterThan(0)
+  }, 120_000)
+})
+
 describe("the fast bundles", () => {
   it("stay small and carry neither the CLI framework's parser nor the tokenizer's ranks", async () => {
-    for (const name of ["show", "curate", "info", "bundle-list"]) {
+    for (const name of ["show", "curate", "info", "bundle-list", "health"]) {
       const bundle = readFileSync(join(repoRoot, "dist", "cli", `${name}.cjs`), "utf8")
       // About 440-490 KB today (search.cjs 420 KB): effect's runtime, Schema and yaml are most of it.
       expect(bundle.length, name).toBeLessThan(600_000)

@@ -88,4 +88,44 @@ describe("IndexStoreSqlite streamed persist", () => {
       expect(rows(file)).toEqual(before)
       expect((yield* store.manifest("kb"))?.indexedAt).toBe("2025-01-01T00:00:00.000Z")
     }))
+
+  it.scoped("a later manifest replaces the earlier one exactly, though only the rows that differ are written", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("index-manifest")
+      const file = path.join(dir, "index.db")
+      const store = yield* makeIndexStore(file)
+      const manifest = (indexedAt: string, files: ReadonlyArray<{ path: string; size: number; mtimeMs: number; hash?: string }>) =>
+        ({ adapter: { id: "akm", version: "1" }, indexedAt, files })
+      const first = Array.from({ length: 1200 }, (_, i) => ({ path: `notes/n${String(i).padStart(4, "0")}.md`, size: i, mtimeMs: 1_700_000_000_000.5 + i, hash: `h${i}` }))
+      yield* store.persist("kb", [indexDoc("kb", "one")], manifest("2025-01-01T00:00:00.000Z", first))
+      // One file changed (size), one lost its hash, 600 removed, one added; the rest as they were.
+      const second = [
+        ...first.slice(0, 599),
+        { ...first[599]!, size: 5 },
+        { path: first[600]!.path, size: first[600]!.size, mtimeMs: first[600]!.mtimeMs },
+        { path: "notes/zz.md", size: 1, mtimeMs: 2 }
+      ]
+      yield* store.persist("kb", [indexDoc("kb", "one")], manifest("2025-01-02T00:00:00.000Z", second))
+      expect((yield* store.manifest("kb"))?.files).toEqual([...second].sort((a, b) => (a.path < b.path ? -1 : 1)))
+      expect(query(file, "SELECT count(*) AS n FROM manifest")).toEqual([{ n: second.length }])
+    }))
+
+  it.scoped("stored item inputs are read again once a persist wrote the bundle's rows", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir("index-inputs")
+      const store = yield* makeIndexStore(path.join(dir, "index.db"))
+      const inputs = (tag: string) => ({ plan: { conceptId: "one", files: [tag] } }) as never
+      const commit = (at: string, tag: string) =>
+        store.persistStreamed("kb", (sink) =>
+          Effect.as(sink.write([indexDoc("kb", "one", { description: tag })], [inputs(tag)]), {
+            _tag: "Commit" as const,
+            value: undefined,
+            manifest: { adapter: { id: "akm", version: "1" }, indexedAt: at, files: [] }
+          }))
+      yield* commit("2025-01-01T00:00:00.000Z", "a.md")
+      expect((yield* store.itemInputs("kb")).get("kb//one")).toEqual(inputs("a.md"))
+      expect(yield* store.itemInputs("kb")).toBe(yield* store.itemInputs("kb"))
+      yield* commit("2025-01-02T00:00:00.000Z", "b.md")
+      expect((yield* store.itemInputs("kb")).get("kb//one")).toEqual(inputs("b.md"))
+    }))
 })

@@ -2,7 +2,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Clock, Effect, Layer } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
-import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
@@ -18,7 +17,6 @@ import {
   type CreatedDir,
   type ApplyRequest,
   type ApplyResult,
-  type DamagedTransaction,
   type FinishedSet,
   type RecoveryReport,
   type ResolveRequest,
@@ -48,9 +46,10 @@ import {
   type Journal,
   type RetireRecord
 } from "./transaction/Journal.js"
+import { finishedId, inspectJournals, io, locateSafely as locateSafelyIn, workspaceDirs } from "./transaction/Inspect.js"
 import { withLease } from "./transaction/Lease.js"
-import { finalTargets, locateJournal, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
-import { canonical, currentHash, idProblem, locate, lstatOrUndefined, readIfExists, sha256, workspaceStateProblem, type WorkspaceDirs } from "./transaction/Target.js"
+import { finalTargets, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
+import { currentHash, idProblem, locate, lstatOrUndefined, readIfExists, sha256, workspaceStateProblem, type WorkspaceDirs } from "./transaction/Target.js"
 import { newErrors } from "./transaction/Validation.js"
 
 /**
@@ -104,9 +103,6 @@ const encoder = new TextEncoder()
 const bytesOf = (after: string | Uint8Array): Uint8Array => (typeof after === "string" ? encoder.encode(after) : after)
 
 const refused = (where: string, reason: string, hint: string) => new TransactionRefused({ path: where, reason, hint })
-
-const unavailable = (where: string, cause: unknown) =>
-  new WorkspaceUnavailable({ path: where, reason: cause instanceof Error ? cause.message : String(cause), hint: "check permissions and free space, then rerun; recovery resolves what was interrupted" })
 
 const shapeProblem = (change: FileChange): string | undefined => {
   if ((change.after === undefined) === (change.delete !== true)) return "a change needs either new bytes or delete, not both or neither"
@@ -253,9 +249,6 @@ const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (poi
     return { commits, warnings }
   })
 
-/** The transaction id of a finished record's file name (<id>.<op>.json). */
-const finishedId = (file: string): string => file.replace(/\.(apply|revert|retire)\.json$/, "")
-
 /** A journal's targets as the AppliedChanges a caller records. */
 const appliedOf = (journal: Journal): ReadonlyArray<AppliedChange> =>
   journal.targets.map((t) => ({ bundle: t.bundle, path: t.path, beforeHash: t.beforeHash, afterHash: t.afterHash, ...(t.backup === undefined ? {} : { backup: t.backup }) }))
@@ -268,23 +261,10 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
     maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
   }))
   const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
-  const io = <A>(where: string, f: () => A) => Effect.try({ try: f, catch: (cause) => unavailable(where, cause) })
   // Compared as real paths: bundle roots are real paths too.
-  const dirs: WorkspaceDirs = {
-    configDir: paths.configDir === undefined ? undefined : canonical(paths.configDir),
-    dataDir: paths.dataDir === undefined ? undefined : canonical(paths.dataDir),
-    cacheDir: paths.cacheDir === undefined ? undefined : canonical(paths.cacheDir)
-  }
+  const dirs = workspaceDirs(paths)
   /** A journal whose targets name workspace state is refused like one pointing outside its root. */
-  const locateSafely = (journal: Journal, roots: ReadonlyMap<string, string>): LocatedJournal | string => {
-    const located = locateJournal(journal, roots)
-    if (typeof located === "string") return located
-    for (const { target, absolute } of located.targets) {
-      const problem = workspaceStateProblem(dirs, absolute)
-      if (problem !== undefined) return `${target.bundle}//${target.path}: ${problem}`
-    }
-    return located
-  }
+  const locateSafely = (journal: Journal, roots: ReadonlyMap<string, string>): LocatedJournal | string => locateSafelyIn(dirs, journal, roots)
 
   const resolveAll = (names: ReadonlyArray<string>) =>
     Effect.gen(function* () {
@@ -515,28 +495,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   const apply = (request: ApplyRequest) => underLease(Effect.zipRight(recoverOrRefuse, applyLocked(request, "apply", true)))
 
   /** Damaged transactions, read-only: what recovery would refuse, and unreadable finished records. */
-  const inspect = Effect.gen(function* () {
-    const damaged: Array<DamagedTransaction> = []
-    for (const id of yield* io(paths.txnDir, () => listTransactions(paths.txnDir))) {
-      const badId = idProblem(id)
-      if (badId !== undefined) {
-        damaged.push({ id, reason: `not a transaction directory: ${badId}` })
-        continue
-      }
-      const journal = yield* io(paths.txnDir, () => readJournal(paths.txnDir, id))
-      if (typeof journal === "string") damaged.push({ id, reason: journal })
-      else if (journal !== undefined) {
-        const located = locateSafely(journal, yield* currentRoots(Object.keys(journal.bundles)))
-        if (typeof located === "string") damaged.push({ id, reason: `journal refused: ${located}` })
-      }
-      const retire = yield* io(paths.txnDir, () => readRetireRecord(paths.txnDir, id))
-      if (typeof retire === "string") damaged.push({ id, reason: retire })
-    }
-    for (const record of yield* io(paths.txnDir, () => listFinished(paths.txnDir))) {
-      if ("problem" in record) damaged.push({ id: finishedId(record.file), reason: `the record of a finished transaction is unreadable (${record.problem})` })
-    }
-    return damaged as ReadonlyArray<DamagedTransaction>
-  })
+  const inspect = inspectJournals(paths.txnDir, dirs, currentRoots)
 
   /** The bytes with a given hash: the archive, the caller's bytes, or a temp file the set left. */
   const bytesFor = (hash: string, offered: ReadonlyArray<Uint8Array>, temps: ReadonlyArray<string>): Uint8Array | undefined => {

@@ -7,6 +7,7 @@ import { BundleFiles } from "../../services/BundleFiles.js"
 import { ItemProjector, type ProjectionJob } from "../../services/ItemProjector.js"
 import { builtInRegistry, registryAdapters } from "../adapters/registry.js"
 import type { FromWorker, ToWorker } from "./protocol.js"
+import { nextTurn } from "../../domain/NextTurn.js"
 
 export interface ProjectorWorkerOptions {
   /** The worker script (dist/cli/projector-worker.cjs). Undefined or missing: every job runs in-process. */
@@ -39,15 +40,6 @@ const CHUNK_PLANS = 16
 
 /** Chunks a worker holds at once: one being projected, one waiting, so it never idles while the main thread writes. */
 const IN_FLIGHT = 2
-
-/**
- * One turn of the event loop (setImmediate runs after pending I/O, where
- * worker messages are delivered); a fiber's own yields stay in microtasks.
- */
-const nextTurn = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 type Reply = { readonly worker: number; readonly message: FromWorker | { readonly type: "crashed"; readonly reason: string } }
 

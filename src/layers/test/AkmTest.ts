@@ -11,6 +11,7 @@ import { MaterializerLive } from "../materializers/MaterializerLive.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
 import { CrashPointsNone } from "../fs/transaction/CrashPoints.js"
 import { TransactionEngineLive } from "../fs/TransactionEngine.js"
+import { TransactionJournalsLive } from "../fs/TransactionJournalsLive.js"
 import { makeWorkspaceConfig } from "../fs/WorkspaceConfigFile.js"
 import { IndexStoreMiniSearch } from "../memory/IndexStoreMiniSearch.js"
 import { ChangeValidatorIndexed } from "../validation/ChangeValidatorIndexed.js"
@@ -49,7 +50,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode).pipe(
   Layer.provideMerge(CredentialsLive),
   Layer.provideMerge(EnvFilesNode),
   Layer.provideMerge(ChangeValidatorIndexed),

@@ -267,6 +267,21 @@ export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestI
     yield* db.run(sql`UPDATE bundles SET adapter = ${manifest.adapter.id}, adapter_version = ${manifest.adapter.version}, indexed_at = ${manifest.indexedAt},
       writable = ${writable}, root = ${manifest.root ?? null}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
       WHERE name = ${bundle}`)
-    yield* db.run(sql`DELETE FROM manifest WHERE bundle = ${bundle}`)
-    yield* insertRows(db, "manifest", ["bundle", "path", "size", "mtime_ms", "hash"], manifest.files.map((f) => [bundle, f.path, f.size, f.mtimeMs, f.hash ?? null]))
+    // Only the rows that differ are written: a write's refresh of a 20,000-file bundle changes one or two (decision 0022).
+    const before = new Map<string, ReadonlyArray<unknown>>()
+    for (const row of yield* db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle}`)) before.set(row[0] as string, row)
+    const changed: Array<ReadonlyArray<Value>> = []
+    for (const f of manifest.files) {
+      const row = before.get(f.path)
+      before.delete(f.path)
+      if (row === undefined || row[1] !== f.size || row[2] !== f.mtimeMs || row[3] !== (f.hash ?? null)) changed.push([bundle, f.path, f.size, f.mtimeMs, f.hash ?? null])
+    }
+    const gone = [...before.keys()]
+    for (let at = 0; at < gone.length; at += DELETE_CHUNK) {
+      yield* db.run(sql`DELETE FROM manifest WHERE bundle = ${bundle} AND path IN ${inList(gone.slice(at, at + DELETE_CHUNK))}`)
+    }
+    yield* insertRows(db, "manifest", ["bundle", "path", "size", "mtime_ms", "hash"], changed, "ON CONFLICT (bundle, path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms, hash = excluded.hash")
   })
+
+/** Paths per DELETE of vanished manifest rows (SQLite binds at most 32,766 parameters). */
+const DELETE_CHUNK = 500

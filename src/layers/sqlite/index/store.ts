@@ -69,6 +69,9 @@ const renameRows = (db: SqlDriver, from: string, to: string) =>
  */
 export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
   const fail = sqlFailure(parts.filename)
+  /** The last bundle's parsed item inputs, by bundle and the index run that wrote them (itemInputs); dropped by every write of rows. */
+  let inputsCache: { readonly key: string; readonly inputs: ReadonlyMap<string, ItemInputs> } | undefined
+  const forgetInputs = Effect.sync(() => void (inputsCache = undefined))
   /** Statements on the writer; a SqlError becomes the store's error, any other failure stays. */
   const read = <A, E, R>(f: (db: SqlDriver) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(parts.writer, (db) => Effect.mapError(f(db), mapSqlError<E, IndexStoreError>(fail)))
@@ -102,7 +105,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
         return { summary, value: end.value } satisfies PersistStreamed<A>
       })
     return Effect.flatMap(parts.writer, (db) =>
-      Effect.mapError(dryRun ? body(db) : db.immediate(body), (error) => (error instanceof SqlError ? fail(error) : error))
+      Effect.mapError(dryRun ? body(db) : Effect.ensuring(db.immediate(body), forgetInputs), (error) => (error instanceof SqlError ? fail(error) : error))
     ).pipe(
       Effect.catchIf((error): error is Discarded => error instanceof Discarded, (discarded) => Effect.succeed<PersistStreamed<A>>({ summary: undefined, value: discarded.value as A }))
     ) as Effect.Effect<PersistStreamed<A>, E | IndexStoreError, R>
@@ -111,13 +114,13 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
   return IndexStore.of({
     init: read((db) => databaseStatusOn(db, parts.filename)),
     persist: (bundle, docs, manifest) =>
-      write((db) =>
+      Effect.ensuring(write((db) =>
         Effect.gen(function* () {
           const summary = yield* persistBundle(db, bundle, docs, false)
           yield* writeManifest(db, bundle, manifest)
           return summary
         })
-      ),
+      ), forgetInputs),
     diff: (bundle, docs) => read((db) => persistBundle(db, bundle, docs, true)),
     persistStreamed,
     manifest: (bundle) =>
@@ -148,10 +151,17 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
       ),
     itemInputs: (bundle) =>
       read((db) =>
-        Effect.map(
-          db.rows<{ ref: string; inputs: string }>(sql`SELECT d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id WHERE d.bundle = ${bundle} AND j.inputs IS NOT NULL`),
-          (rows) => new Map(rows.map((row) => [row.ref, JSON.parse(row.inputs) as ItemInputs] as const))
-        )
+        Effect.gen(function* () {
+          // Kept while the bundle's rows are those of the same index run: a write validates (twice) and then refreshes
+          // the index in one process, and each step would otherwise read and parse every item's inputs again.
+          const [stamp] = yield* db.rows<{ indexedAt: string | null }>(sql`SELECT indexed_at AS indexedAt FROM bundles WHERE name = ${bundle}`)
+          const key = stamp?.indexedAt === null || stamp?.indexedAt === undefined ? undefined : JSON.stringify([bundle, stamp.indexedAt])
+          if (key !== undefined && inputsCache?.key === key) return inputsCache.inputs
+          const rows = yield* db.rows<{ ref: string; inputs: string }>(sql`SELECT d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id WHERE d.bundle = ${bundle} AND j.inputs IS NOT NULL`)
+          const inputs: ReadonlyMap<string, ItemInputs> = new Map(rows.map((row) => [row.ref, JSON.parse(row.inputs) as ItemInputs] as const))
+          inputsCache = key === undefined ? undefined : { key, inputs }
+          return inputs
+        })
       ),
     markStale: (bundle, reason) => write((db) => Effect.zipRight(countItems(db, bundle), db.run(sql`UPDATE bundles SET stale_reason = ${reason} WHERE name = ${bundle}`))),
     bundles: search(listBundles),
@@ -175,7 +185,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
     ),
     typeSizes: (type) => search((db) => typeSizes(db, type)),
     removeBundle: (bundle) =>
-      write((db) =>
+      Effect.ensuring(write((db) =>
         Effect.gen(function* () {
           const rows = yield* db.rows<{ id: number }>(sql`SELECT id FROM documents WHERE bundle = ${bundle}`)
           yield* deleteDocuments(db, rows.map((row) => row.id))
@@ -183,8 +193,8 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           yield* db.run(sql`DELETE FROM bundles WHERE name = ${bundle}`)
           return rows.length
         })
-      ),
-    renameBundle: (from, to) => write((db) => renameRows(db, from, to)),
+      ), forgetInputs),
+    renameBundle: (from, to) => Effect.ensuring(write((db) => renameRows(db, from, to)), forgetInputs),
     cachedTokens: (hash) => read((db) => Effect.map(db.rows<{ tokens: number }>(sql`SELECT tokens FROM token_counts WHERE hash = ${hash}`), (rows) => rows[0]?.tokens)),
     storeTokens: (hash, tokens) =>
       read((db) => db.run(sql`INSERT INTO token_counts (hash, tokens) VALUES (${hash}, ${tokens}) ON CONFLICT (hash) DO UPDATE SET tokens = excluded.tokens`)),
