@@ -21,6 +21,7 @@ export {
   AdaptersBuiltIn, adapterInfo, builtInRegistry, makeAdapters, registryAdapters, selectAdapter, type AdapterRegistry
 } from "./layers/adapters/registry.js"
 export { TransactionEngineLive, makeTransactionEngine } from "./layers/fs/TransactionEngine.js"
+export { TransactionJournalsLive } from "./layers/fs/TransactionJournalsLive.js"
 export { ChangeValidatorIndexed, makeChangeValidator } from "./layers/validation/ChangeValidatorIndexed.js"
 export { GeneratorLive, GeneratorFromSection, makeGenerator, generatorId } from "./layers/generator/GeneratorLive.js"
 export { GeneratorScripted, makeScriptedGenerator, type Script, type ScriptAnswer } from "./layers/generator/GeneratorScripted.js"
