@@ -8,7 +8,7 @@
 // `--format text` is added unless the step gives its own --format or sets
 // `plain: true` (for commands without output formats, such as completions).
 import { execFileSync, spawnSync } from "node:child_process"
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -28,6 +28,10 @@ const steps = [
   { say: "Words match their other forms (retried → retry) and filters narrow the list", args: ["search", "retried requests", "--type", "Guide", "--limit", "3"] },
   { say: "Browse a folder instead of ranking: everything under ops/, in ref order", args: ["search", "notes//ops/"] },
   { say: "One item at outline level: its card, headings with their #slugs, links, and what to run next", args: ["show", "notes//engineering/http-caching", "--level", "outline"] },
+  { say: "Tell akm a page failed you: negative feedback with a reason is evidence for improve (the agent generator is configured: akm writes a work packet, no model inside)", args: ["feedback", "notes//ops/disk-full-runbook", "--negative", "--reason", "searched for 'server ran out of space' and it was not found"], before: () => useAgentGenerator() },
+  { say: "What improve would attempt, and why: a dry run writes nothing and calls nothing", args: ["improve", "--dry-run"] },
+  { say: "One improve pass: the agent generator writes a work packet (TASK.md: the evidence, the page and the bundle's rules)", args: ["improve"] },
+  { say: "The agent writes its candidate into the packet's out/; submit verifies it (safety, then retrieval before/after in a sandbox index) and queues a proposal for review", args: ["proposal", "submit", "PACKET_ID"], before: () => writeCandidate() },
   { say: "A team's git repository (made here from the example notes): akm pins a commit and reads its tree into the cache, never touching the repository", args: ["bundle", "add", "GIT_URL", "--name", "team"], before: () => makeTeamRepo() },
   { say: "A new commit upstream: update moves the pin and reindexes; a failed update would keep the last good revision", args: ["bundle", "update", "team"], before: () => commitToTeamRepo() },
   { say: "The new page is searchable under the bundle's own refs", args: ["search", "on-call handover", "--bundle", "team"] },
@@ -94,8 +98,20 @@ const makeProjectRepo = () => {
   inProject("commit", "-q", "-m", "shop")
 }
 
+/** The improve steps: config.yaml names the agent generator (no model), and the agent's candidate is a clearer description. */
+const useAgentGenerator = () => appendFileSync(join(env.AKM_CONFIG_DIR, "config.yaml"), "improve:\n  generator:\n    kind: agent\n")
+/** The packet that revises the runbook . */
+const packetId = () =>
+  readdirSync(join(env.AKM_DATA_DIR, "packets")).find((name) => JSON.parse(readFileSync(join(env.AKM_DATA_DIR, "packets", name, "packet.json"), "utf8")).bundle === "notes")
+const writeCandidate = () => {
+  const out = join(env.AKM_DATA_DIR, "packets", packetId(), "out", "ops")
+  mkdirSync(out, { recursive: true })
+  const page = readFileSync(join(repo, "examples", "notes", "ops", "disk-full-runbook.md"), "utf8")
+  writeFileSync(join(out, "disk-full-runbook.md"), page.replace("description: Finding what filled a disk", "description: When a server runs out of space — finding what filled a disk"))
+}
+
 const argsFor = (step) => {
-  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a === "PROJECT_DIR" ? projectRepo : a))
+  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a === "PROJECT_DIR" ? projectRepo : a === "PACKET_ID" ? packetId() : a))
   return step.plain === true || args.includes("--format") ? args : [...args, "--format", "text"]
 }
 

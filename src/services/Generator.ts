@@ -22,6 +22,8 @@ export interface GenerationRequest {
   readonly authoring: AuthoringContext
   readonly evidence: ReadonlyArray<Evidence>
   readonly targets: ReadonlyArray<GeneratorTarget>
+  /** The bundle the candidate is written to (learn has no target file yet, so it cannot come from targets). */
+  readonly bundle?: string | undefined
   /** Plain-language task for the model or the agent (built by the recipe). */
   readonly instructions: string
   /** Paths (relative to the bundle root) the candidate may write; anything else fails Level 1. */

@@ -71,7 +71,7 @@ export const writePacket = (packetsDir: string, request: GenerationRequest, crea
         createdAt,
         recipe: request.recipe,
         fingerprint: request.fingerprint,
-        bundle: request.targets[0]?.bundle ?? "",
+        bundle: request.bundle ?? request.targets[0]?.bundle ?? "",
         targets: request.targets.map((t) => ({ path: t.path, beforeHash: t.content === null ? null : sha256Hex(t.content), ...(t.ref === undefined ? {} : { ref: t.ref }) })),
         allowedPaths: request.allowedPaths,
         evidenceIds: request.evidence.map((e) => e.id),

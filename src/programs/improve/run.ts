@@ -303,6 +303,7 @@ export const improveOnce = Effect.fn("improve.run")(function* (input: ImproveInp
       // R-GEN-1: the generator never sees a secret value; Level 1 refuses a candidate that writes a placeholder back.
       targets: yield* Effect.forEach(work.targets, (t) =>
         Effect.map(redactor.redact(t.before ?? ""), (text) => ({ bundle: work.info.name, path: t.path, content: t.before === null ? null : String(text), ref: t.ref }))),
+      bundle: work.info.name,
       instructions: instructionsFor(p),
       allowedPaths: work.allowedPaths
     }
