@@ -1,4 +1,4 @@
-import { isMap, isSeq, LineCounter, parseDocument, YAMLSeq, type Document } from "yaml"
+import { Document, isMap, isSeq, LineCounter, parseDocument } from "yaml"
 
 /**
  * A rule file (spec 08 §4): optional YAML frontmatter, then the body. Read
@@ -141,38 +141,50 @@ export type RuleEdit =
   | { readonly op: "set"; readonly key: string; readonly value: string }
   | { readonly op: "append"; readonly key: string; readonly value: string }
 
-const applyEdit = (doc: Document, edit: RuleEdit): void => {
-  if (edit.op === "set") {
-    doc.set(edit.key, edit.value)
-    return
-  }
-  const node = doc.get(edit.key, true)
-  if (isSeq(node)) {
-    if (!node.items.some((item) => String((item as { value?: unknown }).value ?? item) === edit.value)) node.add(doc.createNode(edit.value))
-    return
-  }
-  const existing = list(doc.toJS()?.[edit.key])
-  const seq = new YAMLSeq()
-  for (const value of [...existing, ...(existing.includes(edit.value) ? [] : [edit.value])]) seq.add(doc.createNode(value))
-  // A list written inline (`caused: [a]`) like the spec's examples.
-  seq.flow = true
-  doc.set(edit.key, seq)
+/** `key: value` as one block of YAML text; lists are written inline (`caused: [a, b]`) like the spec's examples. */
+const renderPair = (key: string, value: string | ReadonlyArray<string>): string => {
+  const doc = new Document({ [key]: value })
+  const node = doc.get(key, true)
+  if (isSeq(node)) node.flow = true
+  return doc.toString({ lineWidth: 0 })
+}
+
+const lineStart = (text: string, offset: number): number => text.lastIndexOf("\n", offset - 1) + 1
+const lineEnd = (text: string, offset: number): number => {
+  const newline = text.indexOf("\n", offset)
+  return newline === -1 ? text.length : newline + 1
+}
+
+/** The YAML text with one edit spliced in: the edited key's own lines are replaced (or new lines appended); every other byte stays. */
+const applyEdit = (yamlText: string, edit: RuleEdit): string => {
+  const doc = parseDocument(yamlText)
+  const data = (doc.toJS() ?? {}) as Record<string, unknown>
+  const value: string | ReadonlyArray<string> = edit.op === "set" ? edit.value : [...list(data[edit.key]), ...(list(data[edit.key]).includes(edit.value) ? [] : [edit.value])]
+  const pair = isMap(doc.contents) ? doc.contents.items.find((p) => String((p.key as { value?: unknown } | null)?.value) === edit.key) : undefined
+  const keyRange = (pair?.key as { range?: [number, number, number] } | null | undefined)?.range
+  if (pair === undefined || keyRange === undefined) return `${yamlText}${yamlText === "" || yamlText.endsWith("\n") ? "" : "\n"}${renderPair(edit.key, value)}`
+  const valueEnd = Math.max((pair.value as { range?: [number, number, number] } | null)?.range?.[1] ?? keyRange[1], keyRange[1])
+  const start = lineStart(yamlText, keyRange[0])
+  const end = lineEnd(yamlText, Math.max(valueEnd - 1, keyRange[0]))
+  return `${yamlText.slice(0, start)}${renderPair(edit.key, value)}${yamlText.slice(end)}`
 }
 
 /**
- * Applies frontmatter edits through the Document API (comments, key order and
- * untouched values kept); the body — every byte after the closing `---` — is
- * returned unchanged. A file without frontmatter gets one.
+ * Applies frontmatter edits with `yaml`'s Document API locating each key:
+ * only the edited key's lines change (comments, key order and every other
+ * value stay as written); the body — every byte after the closing `---` —
+ * is returned unchanged. A file without frontmatter gets one.
  */
 export const editRuleFrontmatter = (text: string, edits: ReadonlyArray<RuleEdit>): string => {
   const split = splitFile(text)
-  const doc = parseDocument(split?.yaml ?? "")
+  const crlf = split?.open.endsWith("\r\n") === true
+  let yaml = (split?.yaml ?? "").replace(/\r\n/g, "\n")
+  const doc = parseDocument(yaml)
   if (doc.errors.length > 0) throw new Error(`cannot edit malformed frontmatter: ${doc.errors[0]!.message}`)
-  for (const edit of edits) applyEdit(doc, edit)
-  const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false })
+  if (doc.contents !== null && !isMap(doc.contents)) throw new Error("cannot edit frontmatter that is not a mapping")
+  for (const edit of edits) yaml = applyEdit(yaml, edit)
   if (split === undefined) return `---\n${yaml}---\n\n${text}`
-  const newline = split.open.endsWith("\r\n") ? "\r\n" : "\n"
-  return `${split.open}${newline === "\r\n" ? yaml.replace(/\n/g, "\r\n") : yaml}${split.close}${split.body}`
+  return `${split.open}${crlf ? yaml.replace(/\n/g, "\r\n") : yaml}${split.close}${split.body}`
 }
 
 /** The body of a rule as its sections: `## Heading` → text (code fences respected). */
