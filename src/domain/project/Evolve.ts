@@ -1,4 +1,4 @@
-import { Document } from "yaml"
+import { Document, isMap, isSeq } from "yaml"
 import { normaliseModule, slugOf } from "../ledger/Fingerprint.js"
 import { mandatesOf } from "./Mandates.js"
 import { ruleSections, type RuleFile } from "./RuleFile.js"
@@ -95,6 +95,13 @@ export const renderEvolution = (rule: RuleFile, failures: ReadonlyArray<CausedFa
     ...(structured.length === 0 ? {} : { mandates: structured.map((m) => ({ must: m.must, subject: m.subject })) })
   }
   const doc = new Document(Object.fromEntries(Object.entries(front).filter(([, v]) => v !== undefined)))
+  // Lists inline, like the spec's examples (`supersedes: ["04"]`).
+  for (const key of ["supersedes", "scope"]) {
+    const node = doc.get(key, true)
+    if (isSeq(node)) node.flow = true
+  }
+  const mandateNodes = doc.get("mandates", true)
+  if (isSeq(mandateNodes)) for (const item of mandateNodes.items) if (isMap(item)) item.flow = true
   const yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false, defaultStringType: "QUOTE_DOUBLE", defaultKeyType: "PLAIN" })
   return { id, path, title, scope, text: `---\n${yaml}---\n\n${body}` }
 }

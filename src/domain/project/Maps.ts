@@ -120,8 +120,8 @@ export const parseManifest = (path: string, text: string): { readonly deps: Read
       : parseRequirements(path, text)
     return { deps }
   } catch (error) {
-    const e = error as { line?: unknown; message?: string }
-    const line = typeof e.line === "number" ? e.line : 1
+    const e = error as { line?: unknown; location?: { start?: { line?: unknown } }; message?: string }
+    const line = typeof e.line === "number" ? e.line : typeof e.location?.start?.line === "number" ? e.location.start.line : 1
     return { problem: { path, line, message: `cannot read ${name}: ${(e.message ?? String(error)).split("\n")[0]}` } }
   }
 }

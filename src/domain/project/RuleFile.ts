@@ -146,7 +146,7 @@ const renderPair = (key: string, value: string | ReadonlyArray<string>): string 
   const doc = new Document({ [key]: value })
   const node = doc.get(key, true)
   if (isSeq(node)) node.flow = true
-  return doc.toString({ lineWidth: 0 })
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false })
 }
 
 const lineStart = (text: string, offset: number): number => text.lastIndexOf("\n", offset - 1) + 1

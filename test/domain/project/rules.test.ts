@@ -26,7 +26,7 @@ describe("rule frontmatter (R-HAR-1): edits change frontmatter only", () => {
     const after = editRuleFrontmatter(text, [{ op: "append", key: "caused", value: "failure/a-1" }])
     const body = text.slice(text.indexOf("\n---\n") + 5)
     expect(after.endsWith(body)).toBe(true)
-    expect(after).toContain(`# why this rule exists\nid: "07"   # keep quoted\nscope: ["src/billing/**"]\nmandates:\n  - { must: true, subject: "retry idempotent writes" }\ncaused: [ failure/a-1 ]\n`)
+    expect(after).toContain(`# why this rule exists\nid: "07"   # keep quoted\nscope: ["src/billing/**"]\nmandates:\n  - { must: true, subject: "retry idempotent writes" }\ncaused: [failure/a-1]\n`)
     const again = editRuleFrontmatter(after, [{ op: "append", key: "caused", value: "failure/b-2" }, { op: "append", key: "caused", value: "failure/a-1" }])
     expect(rule("rules/07.md", again).caused).toEqual(["failure/a-1", "failure/b-2"])
     expect(again.endsWith(body)).toBe(true)
