@@ -8,7 +8,7 @@
 // `--format text` is added unless the step gives its own --format or sets
 // `plain: true` (for commands without output formats, such as completions).
 import { execFileSync, spawnSync } from "node:child_process"
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -34,7 +34,12 @@ const steps = [
   { say: "A code repository (a temporary git repo made from examples/project): set up its knowledge as a project bundle", args: ["init", "project", "--dir", "PROJECT_DIR"], before: () => makeProjectRepo() },
   { say: "An agent hits a failure and records it once, the symptom as first seen", args: ["ledger", "add", "failure", "--bundle", "shop", "--title", "Migration lock timeout", ...demoFailure(17, "LockTimeout: migrate src/db/migrations/0042.sql:17 waited 5000ms for the orders table lock", "2026-08-14")] },
   { say: "The same failure twelve days later (another line, other times): the same fingerprint, so one record with a second occurrence", args: ["ledger", "add", "failure", "--bundle", "shop", ...demoFailure(93, "LockTimeout: migrate src/db/migrations/0042.sql:93 waited 12.5s for the orders table lock", "2026-08-26")] },
-  { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] }
+  { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] },
+  { say: "Two of the shop's rules disagree on files both cover: reported with the files and an ADR stub, never resolved (exit 1)", args: ["rules", "conflicts", "--bundle", "shop"], exit: 1 },
+  { say: "One contract, eleven agent router files (AGENTS.md, CLAUDE.md, Cursor, Copilot …), each with its size", args: ["routers", "write", "--bundle", "shop"] },
+  { say: "Someone edits CLAUDE.md by hand inside the generated region: routers check names the file and the section (exit 1)", args: ["routers", "check", "--bundle", "shop"], exit: 1, before: () => handEditRouter() },
+  { say: "Writing again restores the generated text; hand-written text outside the markers would be kept byte for byte", args: ["routers", "write", "--bundle", "shop"] },
+  { say: "The dependency and component maps, from package.json and each component's README", args: ["maps", "write", "--bundle", "shop"] }
 ]
 
 /** The fields of the demo's failure (spec 08 §2): the fingerprint comes from module, operation and error_class. */
@@ -89,6 +94,11 @@ const makeProjectRepo = () => {
   inProject("init", "-q")
   inProject("add", "-A")
   inProject("commit", "-q", "-m", "shop")
+}
+
+const handEditRouter = () => {
+  const file = join(projectRepo, "CLAUDE.md")
+  writeFileSync(file, readFileSync(file, "utf8").replace("3. Never write secrets", "3. It is fine to write secrets"))
 }
 
 const argsFor = (step) => {
