@@ -46,6 +46,17 @@ const moduleGlob = (module: string): string => {
 export const evolvedScope = (rule: RuleFile, failures: ReadonlyArray<CausedFailure>): ReadonlyArray<string> =>
   rule.scope.length > 0 ? rule.scope : [...new Set(failures.flatMap((f) => (f.module === undefined || f.module.trim() === "" ? [] : [moduleGlob(f.module)])))].sort()
 
+/** A slug of at most 40 characters that ends on a whole word. */
+const wholeWordSlug = (title: string): string => {
+  let out = ""
+  for (const word of title.split(/\s+/)) {
+    const next = slugOf(`${out} ${word}`.trim())
+    if (next.length >= 40 && out !== "") break
+    out = next
+  }
+  return out === "" ? "rule" : out
+}
+
 /** Renders A' from A and the failures it caused (deterministic: no clock, inputs in the given order). */
 export const renderEvolution = (rule: RuleFile, failures: ReadonlyArray<CausedFailure>, id: string): EvolvedRule | { readonly problem: string } => {
   const scope = evolvedScope(rule, failures)
@@ -54,7 +65,7 @@ export const renderEvolution = (rule: RuleFile, failures: ReadonlyArray<CausedFa
   const mandates = mandatesOf(rule)
   const structured = rule.mandates ?? []
   const title = `${rule.title.replace(/ \(revised\)$/, "")} (revised)`
-  const slug = `${slugOf(rule.title).slice(0, 40).replace(/-+$/, "")}-revised`
+  const slug = `${wholeWordSlug(rule.title.replace(/ \(revised\)$/, ""))}-revised`
   const path = `rules/${id}-${slug}.md`
   let n = 0
   const numbered = (text: string) => `${++n}. ${text}`
