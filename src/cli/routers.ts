@@ -47,7 +47,7 @@ const routersCheckCommand = Command.make("check", { target, bundle, ...globalOpt
 )
 
 export const routersCommand = Command.make("routers").pipe(
-  Command.withDescription("Agent router files generated from one contract, and their drift check. Example: akm routers write"),
+  Command.withDescription("Generate agent router files from one contract: write, then check for drift. Example: akm routers write"),
   Command.withSubcommands([routersWriteCommand, routersCheckCommand])
 )
 
@@ -80,6 +80,6 @@ const mapsCheckCommand = Command.make("check", { bundle, ...globalOptions }, (o)
 )
 
 export const mapsCommand = Command.make("maps").pipe(
-  Command.withDescription("The generated dependency and component maps, and their drift check. Example: akm maps write"),
+  Command.withDescription("Generate the dependency and component maps: write, then check for drift. Example: akm maps write"),
   Command.withSubcommands([mapsWriteCommand, mapsCheckCommand])
 )

@@ -109,6 +109,6 @@ const conflictsCommand = Command.make("conflicts", { bundle, ...globalOptions },
 )
 
 export const rulesCommand = Command.make("rules").pipe(
-  Command.withDescription("The project's rules: list, show, link a failure a rule caused, evolve it, and report conflicts. Example: akm rules conflicts"),
+  Command.withDescription("List, show, evolve and check the project's rules: conflicts are reported, never resolved. Example: akm rules conflicts"),
   Command.withSubcommands([listCommand, showCommand, causedCommand, evolveCommand, conflictsCommand])
 )
