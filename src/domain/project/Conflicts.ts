@@ -69,6 +69,8 @@ export const adrStub = (a: RuleFile, b: RuleFile, ma: Mandate, mb: Mandate, file
 export const findConflicts = (rules: ReadonlyArray<RuleFile>, tracked: ReadonlyArray<string>): ReadonlyArray<RuleConflict> => {
   const live = rules.filter(active).sort((x, y) => x.path.localeCompare(y.path))
   const valid = (r: RuleFile) => r.scope.filter((g) => globProblem(g) === undefined)
+  // Each scope is matched against the files once: pairs only intersect the lists.
+  const matched = new Map(live.map((r) => [r.path, new Set(filesMatching(valid(r), tracked))]))
   const out: Array<RuleConflict> = []
   for (let i = 0; i < live.length; i++) {
     for (let j = i + 1; j < live.length; j++) {
@@ -79,7 +81,8 @@ export const findConflicts = (rules: ReadonlyArray<RuleFile>, tracked: ReadonlyA
       if (ma.length === 0 || mb.length === 0) continue
       const sa = valid(a)
       const sb = valid(b)
-      const both = filesMatching(sb, filesMatching(sa, tracked))
+      const inB = matched.get(b.path)!
+      const both = [...matched.get(a.path)!].filter((f) => inB.has(f))
       const overlap = sa.length === 0 || sb.length === 0 ? "everything" : both.length > 0 ? "files" : scopesOverlap(sa, sb) ? "globs" : undefined
       if (overlap === undefined) continue
       for (const x of ma) {
