@@ -1,4 +1,4 @@
-import { filesMatching, globProblem, scopesOverlap } from "./Globs.js"
+import { filesMatching, globProblem, scopeMatcher, scopesOverlap } from "./Globs.js"
 import { mandatesDisagree, mandatesOf, normaliseSubject, sharedWords, type Mandate } from "./Mandates.js"
 import type { RuleFile, RuleProblem } from "./RuleFile.js"
 
@@ -69,35 +69,40 @@ export const adrStub = (a: RuleFile, b: RuleFile, ma: Mandate, mb: Mandate, file
 export const findConflicts = (rules: ReadonlyArray<RuleFile>, tracked: ReadonlyArray<string>): ReadonlyArray<RuleConflict> => {
   const live = rules.filter(active).sort((x, y) => x.path.localeCompare(y.path))
   const valid = (r: RuleFile) => r.scope.filter((g) => globProblem(g) === undefined)
-  // Each scope is matched against the files once: pairs only intersect the lists.
-  const matched = new Map(live.map((r) => [r.path, new Set(filesMatching(valid(r), tracked))]))
+  const mandates = new Map(live.map((r) => [r.path, mandatesOf(r)]))
+  // Each scope is matched against the files once (and only for rules in a disagreeing pair).
+  const matched = new Map<string, ReadonlySet<string>>()
+  const filesOf = (r: RuleFile) => {
+    let set = matched.get(r.path)
+    if (set === undefined) matched.set(r.path, (set = new Set(filesMatching(valid(r), tracked))))
+    return set
+  }
   const out: Array<RuleConflict> = []
   for (let i = 0; i < live.length; i++) {
     for (let j = i + 1; j < live.length; j++) {
       const a = live[i]!
       const b = live[j]!
-      const ma = mandatesOf(a)
-      const mb = mandatesOf(b)
-      if (ma.length === 0 || mb.length === 0) continue
+      // Mandates first: cheap, and most pairs agree or talk about other things.
+      const pairs = mandates.get(a.path)!.flatMap((x) => mandates.get(b.path)!.filter((y) => mandatesDisagree(x, y)).map((y) => [x, y] as const))
+      if (pairs.length === 0) continue
       const sa = valid(a)
       const sb = valid(b)
-      const inB = matched.get(b.path)!
-      const both = [...matched.get(a.path)!].filter((f) => inB.has(f))
+      const inA = filesOf(a)
+      const inB = filesOf(b)
+      const [small, large] = inA.size <= inB.size ? [inA, inB] : [inB, inA]
+      const both = [...small].filter((f) => large.has(f)).sort()
       const overlap = sa.length === 0 || sb.length === 0 ? "everything" : both.length > 0 ? "files" : scopesOverlap(sa, sb) ? "globs" : undefined
       if (overlap === undefined) continue
-      for (const x of ma) {
-        for (const y of mb) {
-          if (!mandatesDisagree(x, y)) continue
-          out.push({
-            a: side(a, x),
-            b: side(b, y),
-            overlap,
-            files: both.slice(0, MAX_FILES),
-            filesTotal: both.length,
-            on: x.structured && y.structured ? normaliseSubject(x.subject) : sharedWords(x, y).join(", "),
-            adrStub: adrStub(a, b, x, y, both)
-          })
-        }
+      for (const [x, y] of pairs) {
+        out.push({
+          a: side(a, x),
+          b: side(b, y),
+          overlap,
+          files: both.slice(0, MAX_FILES),
+          filesTotal: both.length,
+          on: x.structured && y.structured ? normaliseSubject(x.subject) : sharedWords(x, y).join(", "),
+          adrStub: adrStub(a, b, x, y, both)
+        })
       }
     }
   }
@@ -115,7 +120,7 @@ export const scopeFindings = (rules: ReadonlyArray<RuleFile>, tracked: ReadonlyA
       if (problem === undefined) good.push(glob)
       else out.push({ code: "malformed-glob", path: rule.path, line, message: `scope ${problem}` })
     }
-    if (active(rule) && good.length > 0 && tracked.length > 0 && filesMatching(good, tracked).length === 0) {
+    if (active(rule) && good.length > 0 && tracked.length > 0 && !tracked.some(scopeMatcher(good))) {
       out.push({ code: "scope-matches-nothing", path: rule.path, line, message: `scope ${good.map((g) => `'${g}'`).join(", ")} matches no tracked file` })
     }
   }

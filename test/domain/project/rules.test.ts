@@ -157,3 +157,25 @@ describe("evolution (R-HAR-2)", () => {
     expect(renderEvolution(bare, [{ ...failure, module: undefined }], "05")).toMatchObject({ problem: expect.stringContaining("non-empty scope") })
   })
 })
+
+describe("frontmatter edits keep the body byte for byte (property)", () => {
+  it("for any body and any caused/superseded_by edit", async () => {
+    const fc = await import("fast-check")
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "grapheme", maxLength: 400 }),
+        fc.constantFrom("\n", "\r\n"),
+        fc.stringMatching(/^[a-z][a-z0-9-]{0,30}$/),
+        (body, eol, id) => {
+          const text = [`---`, `id: "07"`, `scope: ["src/**"]  # the billing code`, `---`, ""].join(eol) + body
+          const after = editRuleFrontmatter(text, [{ op: "append", key: "caused", value: `failure/${id}` }, { op: "set", key: "superseded_by", value: "12" }])
+          expect(after.endsWith(`${eol}---${eol}${body}`)).toBe(true)
+          expect(after).toContain(`scope: ["src/**"]  # the billing code${eol}`)
+          const parsed = parseRuleFile("rules/07.md", after)
+          expect("rule" in parsed && parsed.rule.caused).toEqual([`failure/${id}`])
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+})
