@@ -39,6 +39,11 @@ const steps = [
   { say: "An agent hits a failure and records it once, the symptom as first seen", args: ["ledger", "add", "failure", "--bundle", "shop", "--title", "Migration lock timeout", ...demoFailure(17, "LockTimeout: migrate src/db/migrations/0042.sql:17 waited 5000ms for the orders table lock", "2026-08-14")] },
   { say: "The same failure twelve days later (another line, other times): the same fingerprint, so one record with a second occurrence", args: ["ledger", "add", "failure", "--bundle", "shop", ...demoFailure(93, "LockTimeout: migrate src/db/migrations/0042.sql:93 waited 12.5s for the orders table lock", "2026-08-26")] },
   { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] },
+  { say: "Two of the shop's rules disagree on files both cover: reported with the files and an ADR stub, never resolved (exit 1)", args: ["rules", "conflicts", "--bundle", "shop"], exit: 1 },
+  { say: "One contract, eleven agent router files (AGENTS.md, CLAUDE.md, Cursor, Copilot …), each with its size", args: ["routers", "write", "--bundle", "shop"] },
+  { say: "Someone edits CLAUDE.md by hand inside the generated region: routers check names the file and the section (exit 1)", args: ["routers", "check", "--bundle", "shop"], exit: 1, before: () => handEditRouter() },
+  { say: "Writing again restores the generated text; hand-written text outside the markers would be kept byte for byte", args: ["routers", "write", "--bundle", "shop"] },
+  { say: "The dependency and component maps, from package.json and each component's README", args: ["maps", "write", "--bundle", "shop"] },
   { say: "A bundle with an env file (examples/runtime): installing it runs and injects nothing", args: ["bundle", "add", "examples/runtime", "--name", "runtime"] },
   { say: "Its keys, required or set, and descriptions: never a secret value", args: ["env", "list", "runtime//env/demo"] },
   { say: "Run a program with the values in its environment only (no shell); akm itself prints no value", args: ["env", "run", "--format", "text", "runtime//env/demo", "--", process.execPath, "-e", "console.log(`DEMO_TOKEN has ${process.env.DEMO_TOKEN.length} characters`)"] }
@@ -100,7 +105,7 @@ const makeProjectRepo = () => {
 
 /** The improve steps: config.yaml names the agent generator (no model), and the agent's candidate is a clearer description. */
 const useAgentGenerator = () => appendFileSync(join(env.AKM_CONFIG_DIR, "config.yaml"), "improve:\n  generator:\n    kind: agent\n")
-/** The packet that revises the runbook . */
+/** The packet that revises the runbook. */
 const packetId = () =>
   readdirSync(join(env.AKM_DATA_DIR, "packets")).find((name) => JSON.parse(readFileSync(join(env.AKM_DATA_DIR, "packets", name, "packet.json"), "utf8")).bundle === "notes")
 const writeCandidate = () => {
@@ -108,6 +113,10 @@ const writeCandidate = () => {
   mkdirSync(out, { recursive: true })
   const page = readFileSync(join(repo, "examples", "notes", "ops", "disk-full-runbook.md"), "utf8")
   writeFileSync(join(out, "disk-full-runbook.md"), page.replace("description: Finding what filled a disk", "description: When a server runs out of space — finding what filled a disk"))
+}
+const handEditRouter = () => {
+  const file = join(projectRepo, "CLAUDE.md")
+  writeFileSync(file, readFileSync(file, "utf8").replace("3. Never write secrets", "3. It is fine to write secrets"))
 }
 
 const argsFor = (step) => {

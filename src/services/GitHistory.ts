@@ -38,4 +38,15 @@ export class GitHistoryUnreadable extends Data.TaggedError("GitHistoryUnreadable
 export class GitHistory extends Context.Tag("akm/GitHistory")<GitHistory, {
   /** Commits reachable from HEAD whose committer time is after `since` (epoch milliseconds); none when HEAD names no commit yet. */
   readonly since: (dir: string, since: number) => Effect.Effect<HistoryWindow, GitHistoryUnreadable>
+  /**
+   * The files in the repository's index (tracked and staged), repository-relative
+   * POSIX paths, sorted; the rule conflict checker matches scopes against them.
+   */
+  readonly trackedFiles: (dir: string) => Effect.Effect<TrackedFiles, GitHistoryUnreadable>
 }>() {}
+
+export interface TrackedFiles {
+  /** The repository's top folder (found from the folder given). */
+  readonly root: string
+  readonly files: ReadonlyArray<string>
+}

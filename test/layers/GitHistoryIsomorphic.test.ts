@@ -104,3 +104,22 @@ describe("GitHistory (isomorphic-git)", () => {
     expect(error.hint).toContain("git fsck")
   })
 })
+
+describe("GitHistory.trackedFiles (isomorphic-git)", () => {
+  const tracked = (dir: string) => Effect.runPromise(Effect.either(Effect.flatMap(GitHistory, (h) => h.trackedFiles(dir)).pipe(Effect.provide(GitHistoryIsomorphic))))
+
+  it("lists the index's paths, sorted, from any folder of the work tree; untracked files are not in it", async () => {
+    const { home, repo } = history()
+    fs.writeFileSync(path.join(repo.dir, "untracked.txt"), "x")
+    const before = treeDigest(repo.dir)
+    const result = await tracked(path.join(repo.dir, "src"))
+    expect(Either.isRight(result) ? result.right : result.left).toEqual({ root: repo.dir, files: ["README.md", "src/api/users.ts", "src/db/lock.ts"] })
+    expect(treeDigest(repo.dir)).toBe(before)
+    void home
+  })
+
+  it("outside a work tree it is refused", async () => {
+    const result = await tracked(temp())
+    expect(Either.isLeft(result) ? result.left : undefined).toMatchObject({ _tag: "GitHistoryUnreadable", reason: "not inside a git work tree" })
+  })
+})

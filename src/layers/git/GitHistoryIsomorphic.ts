@@ -84,6 +84,16 @@ const walk = async (dir: string, since: number): Promise<{ root: string; commits
   return { root, commits }
 }
 
+/** The index's paths: what `git ls-files` lists (an empty list before the first `git add`). */
+const tracked = async (dir: string): Promise<{ root: string; files: ReadonlyArray<string> }> => {
+  const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
+    throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
+  })
+  const local = openLocalRepository(root)
+  const files = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache: {} })
+  return { root, files: [...files].sort() }
+}
+
 const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
   if (cause instanceof Unreadable || cause instanceof GitSourceProblem) return new GitHistoryUnreadable({ dir, reason: cause.reason, hint: cause.hint })
   const detail = cause instanceof Error ? cause.message : String(cause)
@@ -98,6 +108,7 @@ const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
 export const GitHistoryIsomorphic = Layer.succeed(
   GitHistory,
   GitHistory.of({
-    since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) })
+    since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) }),
+    trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) })
   })
 )

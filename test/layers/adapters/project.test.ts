@@ -64,7 +64,8 @@ describe("project adapter: golden repository", () => {
   })
 
   it("reports a ledger record missing a required field and a rule with malformed frontmatter", () => {
-    expect(scan.diagnostics.map((d) => [d.code, d.severity, d.path, d.line, d.message])).toEqual([
+    // The fixture's hand-made routers drift from its contract: router drift is covered in project-drift.test.ts.
+    expect(scan.diagnostics.filter((d) => d.code !== "router-drift").map((d) => [d.code, d.severity, d.path, d.line, d.message])).toEqual([
       ["ledger-missing-field", "error", ".ai/ledger/decision/use-postgres-advisory-locks.md", 6, "a decision record needs `cost_accepted` (a '## Cost accepted' section or a frontmatter key)"],
       ["invalid-rule-frontmatter", "error", "rules/04-quota-locking.md", 5, "`mandates` must be a list of { must: true|false, subject: text }"]
     ])

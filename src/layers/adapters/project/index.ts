@@ -4,6 +4,7 @@ import type { RuleRow } from "../core/RuleBook.js"
 import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
 import { projectSkillItem, skillMdRules } from "../skill-md/index.js"
 import { createProjectItem, projectAuthoring } from "./authoring.js"
+import { lintProjectBundle } from "./drift.js"
 import { planProject, PROJECT_SKILL_PARENTS } from "./plan.js"
 import { probeProject } from "./probe.js"
 import { projectKnowledgeFile } from "./project.js"
@@ -26,7 +27,7 @@ export const makeProjectAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter
   ruleDrivenAdapter(
     {
       id: "project",
-      version: "1",
+      version: "2",
       writable: true,
       description: "a code repository's agent knowledge: routers, rules/, docs/ (adr, business), memory/, context/, skills/, .ai/ledger records and the brief",
       includeHidden: true
@@ -37,7 +38,8 @@ export const makeProjectAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter
       plan: (files) => planProject(files, book),
       project: (item, ctx) => projectSkillItem(item, ctx, { book, parents: PROJECT_SKILL_PARENTS }) ?? projectKnowledgeFile(item, ctx, book),
       authoring: (_bundle, target) => Effect.succeed(projectAuthoring(target)),
-      create: (request, ctx) => createProjectItem(request, ctx, book)
+      create: (request, ctx) => createProjectItem(request, ctx, book),
+      lintBundle: lintProjectBundle(book)
     })
   )
 

@@ -26,6 +26,16 @@ export const projectOwnRules: ReadonlyArray<AdapterRule> = [
     guidance: "In a rule's optional frontmatter use `id` (string), `introduced_by`, `supersedes` (list), `superseded_by`, `caused` (list), `scope` (list of globs), `mandates` (list of {must: bool, subject: text}) and `revisit_when` ({date} or {pathMissing})."
   },
   {
+    code: "router-drift",
+    severity: "warning",
+    guidance: "Router files (AGENTS.md, CLAUDE.md, .cursor/rules/akm.mdc …) are generated from context/router-contract.md: edit the contract, never the text between the akm:generated markers, then run `akm routers write`."
+  },
+  {
+    code: "map-drift",
+    severity: "warning",
+    guidance: "context/stack.md and context/components.md are generated from the manifests and READMEs: run `akm maps write` after changing them; write your own prose outside the akm:generated markers."
+  },
+  {
     code: "duplicate-concept-id",
     severity: "warning",
     guidance: "Keep one file per concept id."
