@@ -1,0 +1,44 @@
+import * as Command from "@effect/cli/Command"
+import { Effect, Option } from "effect"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import * as path from "node:path"
+import type { McpStartOptions, RunningMcp } from "../mcp/start.js"
+import { globalOptions } from "./options.js"
+import { Reported } from "./run.js"
+
+/**
+ * The MCP server lives in a bundle of its own beside the CLI's
+ * (dist/cli/mcp.cjs): @effect/ai is then loaded by `akm mcp` alone, and every
+ * other command starts as fast as before (docs/decisions/0021-mcp-server.md).
+ */
+const loadServer = (): ((options: McpStartOptions) => RunningMcp) | undefined => {
+  const dir = typeof __dirname === "string" ? __dirname : undefined
+  const bundle = dir === undefined ? undefined : path.join(dir, "mcp.cjs")
+  if (bundle === undefined || !existsSync(bundle)) return undefined
+  return (createRequire(bundle)(bundle) as { readonly startMcp: (options: McpStartOptions) => RunningMcp }).startMcp
+}
+
+export const mcpCommand = Command.make("mcp", { ...globalOptions }, (o) =>
+  Effect.async<number, Reported>((resume) => {
+    const start = loadServer()
+    if (start === undefined) {
+      process.stderr.write("akm mcp: the server's bundle (dist/cli/mcp.cjs) is missing; rebuild akm with `npm run build`\n")
+      resume(Effect.fail(new Reported(70)))
+      return
+    }
+    const server = start({
+      configDir: Option.getOrUndefined(o.configDir),
+      dataDir: Option.getOrUndefined(o.dataDir),
+      cacheDir: Option.getOrUndefined(o.cacheDir),
+      verbose: o.verbose,
+      projectorWorker: path.join(__dirname, "projector-worker.cjs")
+    })
+    void server.done.then((code) => resume(code === 0 ? Effect.succeed(code) : Effect.fail(new Reported(code))))
+    return Effect.sync(server.stop)
+  }).pipe(Effect.asVoid)
+).pipe(
+  Command.withDescription(
+    "Serve akm to agents over the Model Context Protocol on stdin/stdout: search, show, curate, remember, feedback, lint, proposals and the ledger as tools, items as akm:// resources. Example: claude mcp add akm -- akm mcp"
+  )
+)
