@@ -4,8 +4,9 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as RpcSerialization from "@effect/rpc/RpcSerialization"
 import * as RpcServer from "@effect/rpc/RpcServer"
 import { Effect, Layer, Logger, LogLevel } from "effect"
-import type { AkmServices } from "../cli/run.js"
-import { VERSION } from "../version.js"
+import type { AkmServices } from "../run.js"
+import { VERSION } from "../../version.js"
+import { McpFreshness } from "./freshness.js"
 import { AkmToolHandlers } from "./handlers.js"
 import { registerTools } from "./register.js"
 import { RefResources } from "./resources.js"
@@ -22,6 +23,7 @@ const SERVER_INFO = { name: "akm", version: VERSION } as const
 export const mcpRegistry = <E, R>(services: Layer.Layer<AkmServices, E, R>) =>
   Layer.mergeAll(registerTools(AkmToolkit), RefResources).pipe(
     Layer.provide(AkmToolHandlers),
+    Layer.provide(McpFreshness.layer()),
     Layer.provideMerge(McpServer.McpServer.layer),
     Layer.provide(services)
   )

@@ -1,7 +1,7 @@
 import * as Tool from "@effect/ai/Tool"
 import * as Toolkit from "@effect/ai/Toolkit"
 import { Schema } from "effect"
-import { PROPOSAL_STATUSES } from "../domain/Proposal.js"
+import { PROPOSAL_STATUSES } from "../../domain/Proposal.js"
 
 /**
  * What a tool call that failed carries: the CLI's error report (exitCodes.ts

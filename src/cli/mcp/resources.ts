@@ -1,9 +1,11 @@
 import * as McpSchema from "@effect/ai/McpSchema"
 import { McpServer } from "@effect/ai/McpServer"
 import { Effect, Layer } from "effect"
-import type { AkmServices } from "../cli/run.js"
-import { show } from "../programs/show.js"
-import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import type { AkmServices } from "../run.js"
+import { show } from "../../programs/show.js"
+import { Redactor } from "../../services/Redactor.js"
+import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
+import { McpFreshness } from "./freshness.js"
 import { toolFailure } from "./handlers.js"
 
 /** `akm://<bundle>//<id>[#fragment]`: an item by its ref (spec 01), as an MCP resource. */
@@ -34,6 +36,7 @@ export const RefResources = Layer.effectDiscard(
   Effect.gen(function* () {
     const server = yield* McpServer
     const services = yield* Effect.context<AkmServices>()
+    const ensureFresh = yield* McpFreshness
     const bundleNames = (input: string) =>
       Effect.flatMap(WorkspaceConfig, (config) => config.read).pipe(
         Effect.map((config) => Object.keys(config.bundles).filter((name) => name.startsWith(input)).sort()),
@@ -53,8 +56,9 @@ export const RefResources = Layer.effectDiscard(
       handle: (uri) => {
         const ref = refOfUri(uri)
         if (ref === undefined) return Effect.fail(new McpSchema.InvalidParams({ message: `not an akm ref: ${uri}; use ${REF_TEMPLATE}` }))
-        return show({ ref, level: "full", source: "agent" }).pipe(
-          Effect.map((item) => ({ contents: [{ uri, mimeType: "text/markdown", text: item.content ?? "" }] })),
+        return Effect.zipRight(ensureFresh, show({ ref, level: "full", source: "agent" })).pipe(
+          Effect.flatMap((item) => Effect.flatMap(Redactor, (redactor) => redactor.redact(item.content ?? ""))),
+          Effect.map((text) => ({ contents: [{ uri, mimeType: "text/markdown", text }] })),
           Effect.catchAllCause((cause) =>
             Effect.flatMap(toolFailure(cause), (failure) => Effect.fail(new McpSchema.InvalidParams({ message: `${failure.message} (${failure.hint})` })))
           ),

@@ -1,9 +1,8 @@
 import * as Command from "@effect/cli/Command"
 import { Effect, Option } from "effect"
-import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as path from "node:path"
-import type { McpStartOptions, RunningMcp } from "../mcp/start.js"
+import type { McpStartOptions, RunningMcp } from "./mcp/start.js"
 import { globalOptions } from "./options.js"
 import { Reported } from "./run.js"
 
@@ -15,8 +14,13 @@ import { Reported } from "./run.js"
 const loadServer = (): ((options: McpStartOptions) => RunningMcp) | undefined => {
   const dir = typeof __dirname === "string" ? __dirname : undefined
   const bundle = dir === undefined ? undefined : path.join(dir, "mcp.cjs")
-  if (bundle === undefined || !existsSync(bundle)) return undefined
-  return (createRequire(bundle)(bundle) as { readonly startMcp: (options: McpStartOptions) => RunningMcp }).startMcp
+  if (bundle === undefined) return undefined
+  try {
+    return (createRequire(bundle)(bundle) as { readonly startMcp: (options: McpStartOptions) => RunningMcp }).startMcp
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined
+    throw error
+  }
 }
 
 export const mcpCommand = Command.make("mcp", { ...globalOptions }, (o) =>

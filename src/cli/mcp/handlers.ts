@@ -1,20 +1,21 @@
 import { Effect } from "effect"
-import { redact, type Redacted } from "../domain/Redaction.js"
-import { reportCause } from "../cli/exitCodes.js"
-import { versioned } from "../cli/render.js"
-import type { AkmServices } from "../cli/run.js"
-import { curate } from "../programs/curate.js"
-import { feedback } from "../programs/feedback.js"
-import { addRecord } from "../programs/ledger/record.js"
-import { lint } from "../programs/lint.js"
-import { proposalAccept } from "../programs/proposals/accept.js"
-import { proposalList } from "../programs/proposals/list.js"
-import { proposalReject } from "../programs/proposals/reject.js"
-import { proposalShow } from "../programs/proposals/show.js"
-import { remember } from "../programs/remember.js"
-import { search } from "../programs/search.js"
-import { show } from "../programs/show.js"
-import { Redactor } from "../services/Redactor.js"
+import { redact, type Redacted } from "../../domain/Redaction.js"
+import { reportCause } from "../exitCodes.js"
+import { versioned } from "../render.js"
+import type { AkmServices } from "../run.js"
+import { curate } from "../../programs/curate.js"
+import { feedback } from "../../programs/feedback.js"
+import { addRecord } from "../../programs/ledger/record.js"
+import { lint } from "../../programs/lint.js"
+import { proposalAccept } from "../../programs/proposals/accept.js"
+import { proposalList } from "../../programs/proposals/list.js"
+import { proposalReject } from "../../programs/proposals/reject.js"
+import { proposalShow } from "../../programs/proposals/show.js"
+import { remember } from "../../programs/remember.js"
+import { search } from "../../programs/search.js"
+import { show } from "../../programs/show.js"
+import { Redactor } from "../../services/Redactor.js"
+import { McpFreshness } from "./freshness.js"
 import { AkmToolkit, ToolFailure } from "./tools.js"
 
 /** Tool calls are an agent's: only user events teach utility (R-SRCH-2). */
@@ -34,11 +35,14 @@ export const toolFailure = (cause: Parameters<typeof reportCause>[0]) =>
 
 /**
  * Runs a program on the server's services and returns what `--format json`
- * prints: plain JSON (no class instances, no undefined), or the CLI's error.
+ * prints: plain JSON (no class instances, no undefined), redacted, or the
+ * CLI's error.
  */
 const run = <A, E>(program: Effect.Effect<A, E, AkmServices>) =>
   program.pipe(
-    Effect.map((value): unknown => JSON.parse(JSON.stringify(versioned(value)))),
+    // Everything served passes the redactor, known values included: an agent's transcript is output too.
+    Effect.flatMap((value) => Effect.flatMap(Redactor, (redactor) => redactor.redact(JSON.stringify(versioned(value))))),
+    Effect.map((json): unknown => JSON.parse(json)),
     Effect.catchAllCause((cause) => Effect.flatMap(toolFailure(cause), Effect.fail))
   )
 
@@ -46,11 +50,14 @@ const run = <A, E>(program: Effect.Effect<A, E, AkmServices>) =>
 export const AkmToolHandlers = AkmToolkit.toLayer(
   Effect.gen(function* () {
     const services = yield* Effect.context<AkmServices>()
+    const ensureFresh = yield* McpFreshness
     const on = <A, E>(program: Effect.Effect<A, E, AkmServices>) => Effect.provide(run(program), services)
+    /** Reads answer from an index brought up to date with the bundles on disk (freshness.ts). */
+    const read = <A, E>(program: Effect.Effect<A, E, AkmServices>) => on(Effect.zipRight(ensureFresh, program))
     return AkmToolkit.of({
-      search: (p) => on(search({ query: p.query, limit: p.limit, bundles: p.bundles, types: p.types, adapters: p.adapters, belief: p.belief, includeProposed: p.includeProposed, source: SOURCE })),
-      show: (p) => on(show({ ref: p.ref, level: p.level, maxTokens: p.maxTokens, lines: p.lines, source: SOURCE })),
-      curate: (p) => on(curate({ task: p.task, budget: p.budget, bundles: p.bundles, limit: p.limit, source: SOURCE })),
+      search: (p) => read(search({ query: p.query, limit: p.limit, bundles: p.bundles, types: p.types, adapters: p.adapters, belief: p.belief, includeProposed: p.includeProposed, source: SOURCE })),
+      show: (p) => read(show({ ref: p.ref, level: p.level, maxTokens: p.maxTokens, lines: p.lines, source: SOURCE })),
+      curate: (p) => read(curate({ task: p.task, budget: p.budget, bundles: p.bundles, limit: p.limit, source: SOURCE })),
       remember: (p) => on(remember({ text: p.text, bundle: p.bundle, title: p.title, tags: p.tags })),
       feedback: (p) => on(feedback({ ref: p.ref, polarity: p.polarity, reason: p.reason, tags: p.tags, source: SOURCE })),
       lint: (p) => on(lint({ bundle: p.bundle, strict: p.strict ?? false, fix: false, failOn: p.failOn ?? "error" })),

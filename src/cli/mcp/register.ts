@@ -4,7 +4,7 @@ import { McpServer } from "@effect/ai/McpServer"
 import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
 import { Context, Effect, Layer, Option, ParseResult } from "effect"
-import { redact } from "../domain/Redaction.js"
+import { redact } from "../../domain/Redaction.js"
 import { ToolFailure } from "./tools.js"
 
 /** The CLI's JSON error shape (`{ ok: false, error }`), as the tool result's text and structured content. */

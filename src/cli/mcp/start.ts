@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
-import { makeAkmLive } from "../layers/AkmLive.js"
+import { makeAkmLive } from "../../layers/AkmLive.js"
 import { mcpStdio, stderrLogs } from "./server.js"
 
 export interface McpStartOptions {
