@@ -1,4 +1,5 @@
 import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
 import { createRequire } from "node:module"
 import * as path from "node:path"
@@ -23,7 +24,13 @@ const loadServer = (): ((options: McpStartOptions) => RunningMcp) | undefined =>
   }
 }
 
-export const mcpCommand = Command.make("mcp", { ...globalOptions }, (o) =>
+export const mcpCommand = Command.make("mcp", {
+  http: Options.boolean("http").pipe(Options.withDescription("serve streamable HTTP at http://<host>:<port>/mcp instead of stdio")),
+  port: Options.integer("port").pipe(Options.withDescription("the HTTP port (default 7777; 0 picks a free one)"), Options.withDefault(7777)),
+  host: Options.text("host").pipe(Options.withDescription("the HTTP address to bind (default 127.0.0.1)"), Options.withDefault("127.0.0.1")),
+  allowRemote: Options.boolean("allow-remote").pipe(Options.withDescription("allow a non-loopback --host; needs a token (AKM_MCP_TOKEN or mcp.token)")),
+  ...globalOptions
+}, (o) =>
   Effect.async<number, Reported>((resume) => {
     const start = loadServer()
     if (start === undefined) {
@@ -36,6 +43,7 @@ export const mcpCommand = Command.make("mcp", { ...globalOptions }, (o) =>
       dataDir: Option.getOrUndefined(o.dataDir),
       cacheDir: Option.getOrUndefined(o.cacheDir),
       verbose: o.verbose,
+      http: o.http ? { host: o.host, port: o.port, allowRemote: o.allowRemote } : undefined,
       projectorWorker: path.join(__dirname, "projector-worker.cjs")
     })
     void server.done.then((code) => resume(code === 0 ? Effect.succeed(code) : Effect.fail(new Reported(code))))
@@ -43,6 +51,6 @@ export const mcpCommand = Command.make("mcp", { ...globalOptions }, (o) =>
   }).pipe(Effect.asVoid)
 ).pipe(
   Command.withDescription(
-    "Serve akm to agents over the Model Context Protocol on stdin/stdout: search, show, curate, remember, feedback, lint, proposals and the ledger as tools, items as akm:// resources. Example: claude mcp add akm -- akm mcp"
+    "Serve akm to agents over the Model Context Protocol, on stdin/stdout or with --http on loopback: search, show, curate, remember, feedback, lint, proposals and the ledger as tools, items as akm:// resources. Example: claude mcp add akm -- akm mcp"
   )
 )

@@ -1,5 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { spawn, type ChildProcess } from "node:child_process"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -209,5 +211,72 @@ describe("akm mcp (stdio)", () => {
     const p50 = times[Math.floor(times.length / 2)]!
     // The bench (npm run bench, section mcp) holds the real target; here only an order of magnitude on a shared machine.
     expect(p50).toBeLessThan(100)
+  })
+})
+
+describe("akm mcp --http", () => {
+  const workspace = makeWorkspace()
+  const TOKEN = "test-token-5b1e-http"
+  let child: ChildProcess | undefined
+  let url: URL
+  let stderrText = ""
+
+  beforeAll(async () => {
+    const notes = workspace.folder("notes", { "deploy.md": "---\ntype: guide\ntitle: Deploy with docker compose\n---\n# Deploy\n\nRun docker compose up.\n" })
+    expect((await workspace.run(["bundle", "add", notes, "--name", "notes"])).code).toBe(0)
+    child = spawn(process.execPath, [join(repoRoot, "bin/akm.js"), "mcp", "--http", "--port", "0"], { env: { ...workspace.env, AKM_MCP_TOKEN: TOKEN }, cwd: workspace.root, stdio: ["ignore", "pipe", "pipe"] })
+    url = await new Promise<URL>((resolve, reject) => {
+      child!.stderr!.on("data", (chunk: Buffer) => {
+        stderrText += chunk.toString()
+        const found = /listening on (http:\/\/\S+)/.exec(stderrText)
+        if (found !== null) resolve(new URL(found[1]!))
+      })
+      child!.once("exit", (code) => reject(new Error(`akm mcp --http exited ${code}: ${stderrText}`)))
+    })
+  }, 60_000)
+
+  afterAll(() => {
+    child?.kill("SIGKILL")
+    workspace.cleanup()
+  })
+
+  it("listens on loopback and refuses a request without the bearer token (401)", async () => {
+    expect(url.hostname).toBe("127.0.0.1")
+    const client = new Client({ name: "akm-test", version: "1.0.0" })
+    await expect(client.connect(new StreamableHTTPClientTransport(url))).rejects.toThrow(/401|unauthorized/i)
+    const wrong = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer nope" }, body: "{}" })
+    expect(wrong.status).toBe(401)
+  })
+
+  it("serves the same tools over streamable HTTP with the token", async () => {
+    const client = new Client({ name: "akm-test", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }))
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort())
+      const found = (await client.callTool({ name: "search", arguments: { query: "docker compose" } })) as unknown as ToolResult
+      expect((found.structuredContent!.hits as Array<{ ref: string }>)[0]!.ref).toBe("notes//deploy")
+      const missing = (await client.callTool({ name: "show", arguments: { ref: "notes//nope" } })) as unknown as ToolResult
+      expect(missing.isError).toBe(true)
+      expect(missing.structuredContent).toMatchObject({ error: { code: "not_found" } })
+      expect(stderrText).not.toContain(TOKEN)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("refuses a non-loopback host without --allow-remote, and --allow-remote without a token", async () => {
+    const refused = await workspace.run(["mcp", "--http", "--host", "0.0.0.0", "--port", "0"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("--allow-remote")
+    const tokenless = await workspace.run(["mcp", "--http", "--host", "0.0.0.0", "--port", "0", "--allow-remote"])
+    expect(tokenless.code).toBe(2)
+    expect(tokenless.stderr).toContain("AKM_MCP_TOKEN")
+  })
+
+  it("shuts down on SIGTERM", async () => {
+    const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)))
+    child!.kill("SIGTERM")
+    expect(await exited).toBe(143)
+    child = undefined
   })
 })

@@ -29,7 +29,7 @@ export const mcpRegistry = <E, R>(services: Layer.Layer<AkmServices, E, R>) =>
   )
 
 /** Runs the server on a protocol once the registry is built. */
-const serving = Layer.scopedDiscard(Effect.forkScoped(McpServer.run(SERVER_INFO)))
+export const serving = Layer.scopedDiscard(Effect.forkScoped(McpServer.run(SERVER_INFO)))
 
 /**
  * Logs go to stderr (stdout carries protocol frames alone), warnings and up
