@@ -51,6 +51,6 @@ export const mcpCommand = Command.make("mcp", {
   }).pipe(Effect.asVoid)
 ).pipe(
   Command.withDescription(
-    "Serve akm to agents over the Model Context Protocol, on stdin/stdout or with --http on loopback: search, show, curate, remember, feedback, lint, proposals and the ledger as tools, items as akm:// resources. Example: claude mcp add akm -- akm mcp"
+    "Serve akm to agents over MCP (Model Context Protocol). On stdin/stdout, or with --http on loopback: search, show, curate, remember, feedback, lint, proposals and the ledger as tools, items as akm:// resources. Example: claude mcp add akm -- akm mcp"
   )
 )
