@@ -30,6 +30,7 @@ interface Results {
     readonly search: { readonly inProcess: { readonly queries: number; readonly p50Ms: number; readonly p95Ms: number }; readonly cli: { readonly ratio: number } }
     readonly quality: { readonly naturalLanguage?: { readonly queries: number; readonly ndcg: number }; readonly rankingBaseline?: { readonly passed: number; readonly total: number } }
     readonly memory: { readonly peakRssMb: number }
+    readonly mcp: { readonly items: number; readonly firstAnswerMs: number; readonly search: { readonly calls: number; readonly p50Ms: number } }
     readonly stalls: { readonly files: number; readonly operations: Readonly<Record<string, { readonly maxMs: number; readonly first: number }>> }
     readonly writes: { readonly files: number; readonly remember: { readonly medianMs: number; readonly peakRssMb: number; readonly statuses: ReadonlyArray<string> }; readonly accept: { readonly medianMs: number; readonly statuses: ReadonlyArray<string> } }
   }
@@ -98,5 +99,10 @@ describe("npm run bench", () => {
     expect(stalls.files).toBe(200)
     expect(Object.keys(stalls.operations)).toEqual(["idle", "search", "show", "remember", "accept"])
     for (const [name, o] of Object.entries(stalls.operations)) expect(Number.isFinite(o.maxMs) && Number.isFinite(o.first), name).toBe(true)
+    // akm mcp over stdio with the SDK client (issue 24 §5).
+    const { mcp } = results.sections
+    expect(mcp.items).toBe(200)
+    expect(mcp.search.calls).toBe(200)
+    expect(mcp.search.p50Ms > 0 && mcp.firstAnswerMs > 0).toBe(true)
   }, 290_000)
 })
