@@ -159,12 +159,16 @@ describe("akm mcp (stdio)", () => {
     await expect(client.readResource({ uri: "akm://notes//missing" })).rejects.toThrow(/not found/)
   })
 
-  it("a file edited in a bundle while the server runs is found by the next search", async () => {
+  it("a file added, then edited, in a bundle while the server runs is found by the next search", async () => {
     writeFileSync(join(notes, "runbook.md"), "---\ntype: guide\ntitle: Pager runbook\n---\n# Pager\n\nSilence the zebrafish alarm first.\n")
-    // The server refreshes its index at most once a second (freshness.ts).
-    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    // The server watches the bundle folders (freshness.ts); the pause only lets the file event land first.
+    await new Promise((resolve) => setTimeout(resolve, 100))
     const hits = (await ok("search", { query: "zebrafish" })).hits as Array<{ ref: string }>
     expect(hits.map((h) => h.ref)).toEqual(["notes//runbook"])
+    writeFileSync(join(notes, "runbook.md"), "---\ntype: guide\ntitle: Pager runbook\n---\n# Pager\n\nSilence the axolotl alarm first.\n")
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(((await ok("search", { query: "axolotl" })).hits as Array<{ ref: string }>).map((h) => h.ref)).toEqual(["notes//runbook"])
+    expect((await ok("search", { query: "zebrafish" })).total).toBe(0)
   })
 
   it("serves concurrent calls from one process", async () => {
@@ -181,7 +185,7 @@ describe("akm mcp (stdio)", () => {
     mkdirSync(join(mine, "env"), { recursive: true })
     writeFileSync(join(mine, "env/prod.env"), `# akm:public Production settings\n\nAPI_TOKEN=${CANARY}\n`)
     writeFileSync(join(notes, "leak.md"), `# Leak\n\nThe token is ${CANARY}, the other ${GITHUB_TOKEN} (pasted by mistake).\n`)
-    await new Promise((resolve) => setTimeout(resolve, 1_100))
+    await new Promise((resolve) => setTimeout(resolve, 100))
     expect(((await ok("search", { query: "production settings" })).hits as Array<{ ref: string }>).map((h) => h.ref)).toContain("mine//env/prod")
     await call("search", { query: "pasted by mistake" })
     await call("show", { ref: "mine//env/prod" })

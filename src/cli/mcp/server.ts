@@ -23,7 +23,7 @@ const SERVER_INFO = { name: "akm", version: VERSION } as const
 export const mcpRegistry = <E, R>(services: Layer.Layer<AkmServices, E, R>) =>
   Layer.mergeAll(registerTools(AkmToolkit), RefResources).pipe(
     Layer.provide(AkmToolHandlers),
-    Layer.provide(McpFreshness.layer()),
+    Layer.provide(McpFreshness.layer),
     Layer.provideMerge(McpServer.McpServer.layer),
     Layer.provide(services)
   )
