@@ -1,7 +1,8 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
-import { createRequire } from "node:module"
+// A namespace import: test entry points bundled as ESM define `createRequire` in a banner of their own.
+import * as NodeModule from "node:module"
 import * as path from "node:path"
 import type { McpStartOptions, RunningMcp } from "./mcp/start.js"
 import { globalOptions } from "./options.js"
@@ -17,7 +18,7 @@ const loadServer = (): ((options: McpStartOptions) => RunningMcp) | undefined =>
   const bundle = dir === undefined ? undefined : path.join(dir, "mcp.cjs")
   if (bundle === undefined) return undefined
   try {
-    return (createRequire(bundle)(bundle) as { readonly startMcp: (options: McpStartOptions) => RunningMcp }).startMcp
+    return (NodeModule.createRequire(bundle)(bundle) as { readonly startMcp: (options: McpStartOptions) => RunningMcp }).startMcp
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") return undefined
     throw error
