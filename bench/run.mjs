@@ -4,9 +4,9 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve (default: all),
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp (default: all),
 //               or hybrid (opt-in, never in the default run: embeddings through a stub endpoint);
-//               search without index builds only the 5,000-item corpus it searches
+//               search or mcp without index builds only the 5,000-item corpus they search
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
 //   --large     also index a 50,000-item corpus
 //   --json      print the results JSON on stdout instead of the table
@@ -48,6 +48,8 @@
 //   "stalls": { "size", "files", "rounds", "targetMs", "operations": { "search" | "show" | "remember" | "accept":
 //               { "maxMs" (longest event-loop stall over the rounds), "p50Ms", "first" (the first call's), "rounds" } } }
 //               (in-process, perf_hooks monitorEventLoopDelay at 1 ms; an indexed 5,000-item corpus; --quick: 200)
+//   "mcp": { "items", "firstAnswerMs", "search": { "calls", "p50Ms", "p95Ms" }, "rss": { "after1000Mb", "afterMb", "calls", "growthMb" },
+//            "targets" } (akm mcp over stdio with the MCP SDK client; the kept 5,000-item corpus; --quick: 200 items, 1,000 calls)
 //
 //   "improve": { "defects", "kinds", "variants", "tuning" | "heldOut" | "all": { "defects", "goodAccepted", "badAccepted", "badRejected",
 //                "precision", "recall", "badRejectionRate" }, "triggerLift": { "proposals", "mrrBefore", "mrrAfter", "lift" },
@@ -63,6 +65,7 @@ import { fileURLToPath } from "node:url"
 import { cleanupDriver } from "./sections/driver.mjs"
 import { improveRows, improveSection } from "./sections/improve.mjs"
 import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
+import { mcpRows, mcpSection } from "./sections/mcp.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { hybridRows, hybridSection } from "./sections/hybrid.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
@@ -70,8 +73,8 @@ import { stallsRows, stallsSection } from "./sections/stalls.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp"]
 // Opt-in only (never in the default run): hybrid retrieval through a stub embeddings endpoint.
 const OPT_IN = ["hybrid"]
 
@@ -144,7 +147,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
 {
   const keepSize = flags.quick ? 200 : 5000
   // Search alone needs only the corpus it searches.
-  const sizes = !wanted.has("index") ? (wanted.has("search") ? [keepSize] : []) : flags.quick ? [200] : [1000, 5000, 20000, ...(flags.large ? [50000] : [])]
+  const sizes = !wanted.has("index") ? (wanted.has("search") || wanted.has("mcp") ? [keepSize] : []) : flags.quick ? [200] : [1000, 5000, 20000, ...(flags.large ? [50000] : [])]
   try {
     if (sizes.length > 0) {
       const { section, keptRoot } = await indexSection({ sizes, keepSize, onProgress: progress, cliRuns: flags.runs })
@@ -157,6 +160,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
       try {
         const kept = section.runs.find((r) => r.size === keepSize)
         if (wanted.has("search")) results.sections.search = await searchSection({ root: keptRoot, items: kept.items, queries: flags.quick ? 50 : 300, cliRounds: flags.quick ? 5 : flags.runs, onProgress: progress })
+        if (wanted.has("mcp")) results.sections.mcp = await mcpSection({ root: keptRoot, items: kept.items, timed: flags.quick ? 200 : 1000, longRun: flags.quick ? 1_000 : 10_000, onProgress: progress })
       } finally {
         rmSync(keptRoot, { recursive: true, force: true })
       }
@@ -176,7 +180,7 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality, writes, stalls, improve, hybrid } = results.sections
+  const { startup, index, search, quality, writes, stalls, improve, hybrid, mcp } = results.sections
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
@@ -198,6 +202,7 @@ if (flags.json) {
           ""
         ]),
       ...(search === undefined ? [] : [`search — ${search.items} items`, table(searchRows(search)), ""]),
+      ...(mcp === undefined ? [] : [`mcp — akm mcp over stdio with the MCP SDK client, ${mcp.items} items`, table(mcpRows(mcp)), ""]),
       ...(quality === undefined ? [] : ["quality", table(qualityRows(quality)), ""]),
       ...(writes === undefined ? [] : [`writes — in-process wall time of each command in a fresh process, indexed bundle of ${writes.files} files; targets ≤ 1 s`, table(writesRows(writes)), ""]),
       ...(stalls === undefined

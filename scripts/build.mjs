@@ -15,6 +15,8 @@
 //                            with dist/cli/command-tree.json, the command tree read from main's descriptors.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
 //                            commands once here (see warmCodeCache below).
+//   dist/cli/mcp.cjs         `akm mcp`, the MCP server on @effect/ai (src/cli/mcp/start.ts), required by
+//                            main.cjs's mcp command only, so no other command loads it.
 //   dist/cli/projector-worker.cjs  the worker thread that projects a large bundle's items in parallel.
 //   dist/lib/index.js        the library (package "main"): ESM with code splitting.
 //   dist/cli/help.json       every command's help text (main.ts helpTexts), printed by bin/akm.js
@@ -260,6 +262,8 @@ try {
   writeFileSync(join(staging, "cli", "command-tree.json"), JSON.stringify(built.commandTree()))
   await buildCli("complete", 'export { runComplete } from "./src/cli/completeRun.js"', FAST_EXTERNAL)
   for (const fast of FAST_BUNDLES) await buildCli(fast.name, `export { ${fast.run} } from "./src/cli/fast/${fast.source}.js"`, FAST_EXTERNAL)
+  // `akm mcp`: the MCP server (@effect/ai) in a bundle of its own, loaded by that command alone (docs/decisions/0021-mcp-server.md).
+  await buildCli("mcp", 'export { startMcp } from "./src/cli/mcp/start.js"')
   await buildProjectorWorker()
   await buildLib()
   writeFileSync(join(staging, "version.json"), `${JSON.stringify({ version: pkg.version })}\n`)

@@ -5,6 +5,8 @@
 export * as domain from "./domain/index.js"
 export * as programs from "./programs/index.js"
 export * as services from "./services/index.js"
+/** Every live layer, to rebuild the graph or swap a piece (src/layers/index.ts). */
+export * as layers from "./layers/index.js"
 export { AkmLive, makeAkmLive, type AkmLiveOptions } from "./layers/AkmLive.js"
 export { AkmTest, WorkspaceConfigTemp } from "./layers/test/AkmTest.js"
 export { IndexStoreMiniSearch } from "./layers/memory/IndexStoreMiniSearch.js"

@@ -15,6 +15,7 @@ import { infoCommand } from "./info.js"
 import { initCommand } from "./init.js"
 import { ledgerCommand } from "./ledger.js"
 import { lintCommand } from "./lint.js"
+import { mcpCommand } from "./mcpCommand.js"
 import { proposalCommand } from "./proposal.js"
 import { registryCommand } from "./registry.js"
 import { rememberCommand } from "./remember.js"
@@ -31,6 +32,6 @@ export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand])
 )
 

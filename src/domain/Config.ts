@@ -76,6 +76,8 @@ export const AkmConfig = Schema.Struct({
   }))),
   /** The memory tier's water marks and retention (spec 06 §8.2); defaults in MemoryPolicy.ts. */
   memory: Schema.optional(MemorySection),
+  /** `akm mcp --http`: the bearer token as a credential reference (spec 01 §6; default env:AKM_MCP_TOKEN). */
+  mcp: Schema.optional(Schema.Struct({ token: Schema.optional(Schema.String.pipe(Schema.minLength(1))) })),
   // Sections owned by later capabilities; their own schemas validate them there.
   improve: Schema.optional(Section),
   policy: Schema.optional(Section),

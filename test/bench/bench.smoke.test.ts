@@ -31,6 +31,7 @@ interface Results {
     readonly search: { readonly inProcess: { readonly queries: number; readonly p50Ms: number; readonly p95Ms: number }; readonly cli: { readonly ratio: number } }
     readonly quality: { readonly naturalLanguage?: { readonly queries: number; readonly ndcg: number }; readonly rankingBaseline?: { readonly passed: number; readonly total: number } }
     readonly memory: { readonly peakRssMb: number }
+    readonly mcp: { readonly items: number; readonly firstAnswerMs: number; readonly search: { readonly calls: number; readonly p50Ms: number } }
     readonly stalls: { readonly files: number; readonly operations: Readonly<Record<string, { readonly maxMs: number; readonly first: number }>> }
     readonly writes: { readonly files: number; readonly remember: { readonly medianMs: number; readonly peakRssMb: number; readonly statuses: ReadonlyArray<string> }; readonly accept: { readonly medianMs: number; readonly statuses: ReadonlyArray<string> } }
   }
@@ -102,5 +103,10 @@ describe("npm run bench", () => {
     // The improve gate on the seeded defects (issue 18 item 6): the held-out half judged right, a repeat run free.
     const { improve } = results.sections
     expect(improve).toMatchObject({ defects: 30, heldOut: { precision: 1, recall: 1 }, run: { secondRunModelCalls: 0 } })
+    // akm mcp over stdio with the SDK client (issue 24 §5).
+    const { mcp } = results.sections
+    expect(mcp.items).toBe(200)
+    expect(mcp.search.calls).toBe(200)
+    expect(mcp.search.p50Ms > 0 && mcp.firstAnswerMs > 0).toBe(true)
   }, 290_000)
 })

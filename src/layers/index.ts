@@ -1,0 +1,30 @@
+/**
+ * Every live layer of the service graph (spec 09 §5), so an embedding program
+ * can rebuild AkmLive (src/layers/AkmLive.ts) or swap any one piece: its own
+ * IndexStore, a state.db in memory, a silent Progress.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+
+/** Node's FileSystem, Path, CommandExecutor and Terminal, at the bottom of the graph. */
+export const NodeContextLive = NodeContext.layer
+export { AkmLive, makeAkmLive, type AkmLiveOptions } from "./AkmLive.js"
+export { AdaptersBuiltIn, makeAdapters } from "./adapters/registry.js"
+export { BundleFilesNode, makeBundleFiles } from "./fs/BundleFilesNode.js"
+export { ProgressSilent, ProgressStderr, makeProgress } from "./fs/ProgressTerminal.js"
+export { CrashPointsNone } from "./fs/transaction/CrashPoints.js"
+export { TransactionEngineLive, makeTransactionEngine } from "./fs/TransactionEngine.js"
+export { WorkspaceConfigLive, makeWorkspaceConfig } from "./fs/WorkspaceConfigFile.js"
+export { GitHistoryIsomorphic } from "./git/GitHistoryIsomorphic.js"
+export { MaterializerLive } from "./materializers/MaterializerLive.js"
+export { IndexStoreMiniSearch } from "./memory/IndexStoreMiniSearch.js"
+export { ItemProjectorInProcess, ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
+export { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
+export { LogStoreMemory, LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
+export { ProposalStoreSqlite, makeProposalStore } from "./sqlite/ProposalStoreSqlite.js"
+export { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
+export { StateDb, StateDbLive, StateDbMemory, makeStateDb } from "./sqlite/StateDb.js"
+export { StateStoreMemory, StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
+export { UsageLogSqlite, makeUsageLog } from "./sqlite/UsageLogSqlite.js"
+export { TokenizerGpt, makeTokenizer } from "./tokenizer/TokenizerGpt.js"
+export { ChangeValidatorIndexed, makeChangeValidator } from "./validation/ChangeValidatorIndexed.js"
+export { AkmTest, WorkspaceConfigTemp } from "./test/AkmTest.js"
