@@ -59,7 +59,7 @@ describe.skipIf(!shells.bash)("bash", () => {
   }
 
   it("commands, subcommands and options", async () => {
-    expect(await complete("akm se")).toEqual(["search"])
+    expect(await complete("akm se")).toEqual(["search", "secret"])
     expect(await complete("akm bundle re")).toEqual(["rename", "remove"])
     expect(await complete("akm show --l")).toEqual(["--level", "--lines"])
   })
@@ -137,7 +137,7 @@ describe.skipIf(!shells.fish)("fish", () => {
   const complete = (line: string) => inShell("fish", ["--no-config", "-c", 'akm completions fish | source; complete -C "$LINE"'], line)
 
   it("commands, options, --format values (also after =), bundle names and refs", async () => {
-    expect(await complete("akm se")).toEqual(["search"])
+    expect(await complete("akm se")).toEqual(["search", "secret"])
     expect(await complete("akm show --l")).toEqual(["--level", "--lines"])
     expect(await complete("akm --format j")).toEqual(["json", "jsonl"])
     expect(await complete("akm search --format=j")).toEqual(["--format=json", "--format=jsonl"])
