@@ -207,6 +207,9 @@ const clean = (text: string): string => text.replace(/\s+/g, " ").trim()
 /** At most this many words per derived query: a whole description is not a search. */
 const QUERY_WORDS = 8
 
+/** How many past search queries that returned a target become its holdouts. */
+export const PAST_QUERIES = 5
+
 const words = (text: string, n = QUERY_WORDS): string => clean(text).split(" ").slice(0, n).join(" ")
 
 /**
@@ -221,10 +224,13 @@ export const holdoutQueries = (target: { readonly name: string; readonly descrip
     // One word ("Notes") is no query to hold an item to: a vague field is often what the evidence is about.
     if (w.split(" ").length >= 2 && !out.includes(w.toLowerCase())) out.push(w.toLowerCase())
   }
+  // Past searches keep up to half the places: the target's own fields alone would fill them on a long page.
+  const fromPast = Math.min(past.length, Math.floor(max / 2))
   add(target.name.replace(/[-_/]+/g, " "))
   if (target.description !== undefined) add(target.description)
   for (const h of target.headings) add(h)
-  for (const q of past) add(q)
+  out.splice(max - fromPast)
+  for (const q of past) if (out.length < max) add(q)
   return out.slice(0, max)
 }
 

@@ -66,6 +66,8 @@ export class UsageLog extends Context.Tag("akm/UsageLog")<UsageLog, {
    */
   readonly utilities: Effect.Effect<ReadonlyMap<string, LearnedUtility>, StateStoreError>
   readonly utility: (ref: string) => Effect.Effect<number | undefined, StateStoreError>
+  /** The distinct queries of past searches that returned this ref, newest first (improve's holdout queries). */
+  readonly queriesReturning: (ref: string, limit: number) => Effect.Effect<ReadonlyArray<string>, StateStoreError>
   /** Rekeys every usage, feedback and utility row of one bundle (R-REF-6). */
   readonly renameBundle: (from: string, to: string) => Effect.Effect<void, StateStoreError>
 }>() {}

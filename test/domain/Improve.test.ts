@@ -38,6 +38,11 @@ describe("the Level 2 gate (spec 06 §6)", () => {
 describe("query sets and Level 1 helpers", () => {
   it("holdouts are deterministic multi-word queries from the target; canaries a fixed hash sample", () => {
     expect(holdoutQueries({ name: "deploy-rollback", description: "Roll back a failed release", headings: ["Notes", "Restore the previous build"] }, [])).toEqual(["deploy rollback", "roll back a failed release", "restore the previous build"])
+    // Past searches that returned the target keep up to half the places, even on a page with many headings.
+    const headings = ["Step one here", "Step two here", "Step three here", "Step four here", "Step five here", "Step six here", "Step seven here"]
+    const withPast = holdoutQueries({ name: "deploy-rollback", headings }, ["undo a bad deploy", "revert the release"])
+    expect(withPast).toHaveLength(8)
+    expect(withPast.slice(-2)).toEqual(["undo a bad deploy", "revert the release"])
     const refs = Array.from({ length: 20 }, (_, i) => `b//item-${i}`)
     expect(canarySample(refs, new Set(["b//item-3"]), 5)).toEqual(canarySample([...refs].reverse(), new Set(["b//item-3"]), 5))
     expect(canarySample(refs, new Set(["b//item-3"]), 5)).not.toContain("b//item-3")

@@ -25,6 +25,19 @@ export const usageLogContract = (name: string, layer: Layer.Layer<UsageLog, unkn
         expect(yield* usage.recordShow(`${b}//pdf`, "user")).toBe("show")
       }))
 
+    it.effect("queriesReturning: the distinct queries of searches that returned a ref, newest first (improve's holdouts)", () =>
+      Effect.gen(function* () {
+        const usage = yield* UsageLog
+        const b = freshBundle("past")
+        yield* usage.recordSearch(trustedText("rollback a deploy"), [`${b}//a`, `${b}//b`], "user")
+        yield* usage.recordSearch(trustedText("undo release"), [`${b}//b`], "user")
+        yield* usage.recordSearch(trustedText("rollback a deploy"), [`${b}//a`], "agent")
+        yield* usage.recordSearch(trustedText("revert build"), [`${b}//a`], "user")
+        expect(yield* usage.queriesReturning(`${b}//a`, 5)).toEqual(["revert build", "rollback a deploy"])
+        expect(yield* usage.queriesReturning(`${b}//a`, 1)).toEqual(["revert build"])
+        expect(yield* usage.queriesReturning(`${b}//zzz`, 5)).toEqual([])
+      }))
+
     it.effect("events come back newest first, filtered by ref and kind, with the search's query and refs", () =>
       Effect.gen(function* () {
         const usage = yield* UsageLog

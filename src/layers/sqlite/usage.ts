@@ -135,6 +135,14 @@ export const usageLogOn = (filename: string, driver: Effect.Effect<SqlDriver, St
         db.rows<{ ref: string; value: number; at: string }>(literal("SELECT ref, value, updated_at AS at FROM utility ORDER BY ref")),
         (rows) => new Map(rows.map((row) => [row.ref, { value: row.value, at: row.at }] as const))
       )),
+    queriesReturning: (ref, limit) =>
+      read((db) =>
+        Effect.map(
+          db.rows<{ query: string }>(sql`SELECT e.query AS query, max(e.id) AS last FROM usage_events AS e, json_each(e.refs) AS r
+            WHERE e.kind = 'search' AND e.query IS NOT NULL AND e.query != '' AND r.value = ${ref}
+            GROUP BY e.query ORDER BY last DESC LIMIT ${limit}`),
+          (rows) => rows.map((row) => row.query)
+        )),
     utility: (ref) => read((db) => Effect.map(db.rows<{ value: number }>(sql`SELECT value FROM utility WHERE ref = ${ref}`), (rows) => rows[0]?.value)),
     renameBundle: (from, to) =>
       write((db) =>

@@ -32,6 +32,8 @@ import { resolveBundle } from "../scan.js"
 import { finishAttempt } from "./finish.js"
 import { takeSnapshot, type Snapshot } from "./sandbox.js"
 import { verifyCandidate, type VerifyTarget } from "./verify.js"
+import { UsageLog } from "../../services/UsageLog.js"
+import { PAST_QUERIES } from "../../domain/Improve.js"
 
 const DEFAULT_LIMIT = 10
 
@@ -112,7 +114,7 @@ const planRevise = (rows: ReadonlyArray<Evidence>, input: ImproveInput) =>
           info: bundle.info,
           adapter: bundle.adapter,
           authoring,
-          targets: [{ path: rel, before: read.right, beforeHash: hashed.right.hash, ref }],
+          targets: [{ path: rel, before: read.right, beforeHash: hashed.right.hash, ref, pastQueries: yield* (yield* UsageLog).queriesReturning(ref, PAST_QUERIES) }],
           allowedPaths: [rel],
           topic: ref
         }

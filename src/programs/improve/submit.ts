@@ -16,6 +16,8 @@ import { resolveBundle } from "../scan.js"
 import { finishAttempt } from "./finish.js"
 import { takeSnapshot } from "./sandbox.js"
 import { verifyCandidate, type VerifyTarget } from "./verify.js"
+import { UsageLog } from "../../services/UsageLog.js"
+import { PAST_QUERIES } from "../../domain/Improve.js"
 
 const PACKET_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
 /** An agent's candidate file larger than this is refused before it is read. */
@@ -87,7 +89,8 @@ export const improveSubmit = Effect.fn("improve.submit")(function* (packetId: st
     if (Either.isLeft(text) || Either.isLeft(hash) || hash.right.hash !== t.beforeHash) {
       return yield* new Conflict({ message: `${info.name}//${t.path} changed since packet ${packetId} was written`, hint: "run `akm improve` again for a fresh packet; nothing was written" })
     }
-    targets.push({ path: t.path, before: text.right, beforeHash: t.beforeHash, ref: t.ref })
+    const pastQueries = t.ref === undefined ? [] : yield* (yield* UsageLog).queriesReturning(t.ref, PAST_QUERIES)
+    targets.push({ path: t.path, before: text.right, beforeHash: t.beforeHash, ref: t.ref, pastQueries })
   }
   const config = yield* workspace.read
   const gate = gateConfig(config.improve)

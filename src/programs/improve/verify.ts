@@ -38,6 +38,8 @@ export interface VerifyTarget {
   /** sha256 of the file's bytes as the snapshot read them (null = to create). */
   readonly beforeHash: string | null
   readonly ref?: string | undefined
+  /** Queries of past searches that returned the target (holdouts: what found it must keep finding it). */
+  readonly pastQueries?: ReadonlyArray<string> | undefined
 }
 
 export interface VerifyInput {
@@ -223,7 +225,7 @@ const levelTwo = (input: VerifyInput, changes: ReadonlyArray<FileChange>) =>
       const baseDoc = snapshot.docs.get(expected)
       if (baseDoc !== undefined) {
         const headings = baseDoc.outline?.map((h) => h.text) ?? headingsOf(input.targets[0]?.before ?? "")
-        for (const q of holdoutQueries({ name: baseDoc.name, description: baseDoc.description, headings }, [])) yield* check("holdout", q, expected)
+        for (const q of holdoutQueries({ name: baseDoc.name, description: baseDoc.description, headings }, input.targets[0]?.pastQueries ?? [])) yield* check("holdout", q, expected)
       }
     }
     const exclude = new Set([...targetRefs, ...candidateDocs.map((d) => d.ref)])
