@@ -123,4 +123,16 @@ describe("akm improve end to end (issue 18 done-when)", () => {
     expect(submitted.code, submitted.stderr).toBe(0)
     expect(JSON.stringify(submitted.json())).toMatch(/pass/)
   }, 180_000)
+
+  it("R-IMP-6: a dry run in a workspace that does not exist yet creates nothing (no state.db, no folder)", async () => {
+    const fresh = makeWorkspace()
+    try {
+      const r = await fresh.run(["improve", "--dry-run", "--format", "json"], { env: noKeys })
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.json()).toMatchObject({ _tag: "Ran", run: { dryRun: true, targets: [] } })
+      for (const dir of [fresh.configDir, fresh.dataDir, fresh.cacheDir]) expect(fs.existsSync(dir), dir).toBe(false)
+    } finally {
+      fresh.cleanup()
+    }
+  }, 60_000)
 })

@@ -15,6 +15,7 @@ import { GenerationFailed, type GenerationRequest } from "../../../src/services/
 import { ImproveStore } from "../../../src/services/ImproveStore.js"
 import { IndexStore } from "../../../src/services/IndexStore.js"
 import { ProposalStore } from "../../../src/services/ProposalStore.js"
+import { Improve } from "../../../src/services/Improve.js"
 import { WorkspaceConfig } from "../../../src/services/WorkspaceConfig.js"
 import { evidenceMemory, scriptedGenerator, type Reply } from "../../support/improveLayers.js"
 import { mine } from "../writeFixtures.js"
@@ -278,7 +279,9 @@ describe("improve", () => {
     const { script, layer } = withImprove([FEEDBACK], () => [{ path: "knowledge/deploy-rollback.md", content: GOOD }])
     return Effect.gen(function* () {
       yield* workspace
-      const run = yield* improve({ dryRun: true })
+      // The service itself: the program in front of it answers a dry run in a workspace without state.db alone
+      // (test/cli/improve-e2e.test.ts), and this test's evidence lives in memory.
+      const run = yield* (yield* Improve).run({ dryRun: true })
       if (run._tag !== "Ran") throw new Error("locked")
       expect(run.run.targets).toMatchObject([{ outcome: "planned", reason: expect.stringContaining("would ask scripted:test to revise") }])
       expect(script.calls).toBe(0)
