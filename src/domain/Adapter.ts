@@ -98,7 +98,10 @@ export type Projection = Omit<IndexDocument, "ref" | "bundle" | "conceptId" | "a
  * documents to the index in bounded batches and keeps only this of each item
  * until the end (spec 10 §2); a rule that needs an item's text projects it again.
  */
-export type LintProjection = Omit<Projection, "content" | "hints" | "description" | "outline">
+export type LintProjection = Omit<Projection, "content" | "hints" | "description" | "outline"> & {
+  /** ProjectResult.lintLines, kept with the projection so a rule need not read the file again. */
+  readonly keyLines?: Readonly<Record<string, number>>
+}
 
 /** One projected item as `lintBundle` sees it. */
 export interface LintItem {
@@ -109,6 +112,12 @@ export interface LintItem {
 export interface ProjectResult {
   readonly projection: Projection
   readonly diagnostics: ReadonlyArray<Diagnostic>
+  /**
+   * Frontmatter key lines a whole-bundle rule reports at (akm's `xrefs`,
+   * `supersededBy`), kept in the item's lint projection: the rule then reads
+   * no file on each write (issue 13 item 3). Absent = the rule reads the file.
+   */
+  readonly lintLines?: Readonly<Record<string, number>>
 }
 
 /**

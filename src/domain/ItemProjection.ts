@@ -83,9 +83,9 @@ const unreadableDiagnostic = (failure: { readonly path: string; readonly code: s
  * memory); it also holds no slice of a file's text, which would keep the
  * whole text alive. Read back with readLint.
  */
-const lintText = (projection: Projection): string => {
+const lintText = (projection: Projection, keyLines: Readonly<Record<string, number>> | undefined): string => {
   const { content: _content, hints: _hints, description: _description, outline: _outline, ...rest } = projection
-  return JSON.stringify(rest)
+  return JSON.stringify(keyLines === undefined ? rest : { ...rest, keyLines })
 }
 
 /** A kept lint projection as the whole-bundle rules see it. */
@@ -180,7 +180,7 @@ export const projectItem = (info: BundleInfo, adapter: BundleAdapter, ctx: Valid
         if (!isIndexDocument(document)) {
           return { index, diagnostics: [...own, { code: "adapter-failed", severity: "error", path: primary, ref, message: `the ${adapter.id} adapter produced an invalid projection for this item; the item is not indexed` }] }
         }
-        const lint = adapter.lintBundle === undefined ? undefined : lintText(outcome.value.projection)
+        const lint = adapter.lintBundle === undefined ? undefined : lintText(outcome.value.projection, outcome.value.lintLines)
         return { index, document, diagnostics: own, lint, inputs: { plan, ...inputs(), diagnostics: own, lint } }
       })
     })

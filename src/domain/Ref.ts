@@ -51,8 +51,11 @@ const SOURCE_HINT = "this looks like a bundle source; use `akm bundle add <sourc
 const BUNDLE_HINT = "bundle names are 1-64 characters without whitespace, ':', '.', '#', '/' or '\\'"
 const MAX_BUNDLE_NAME_LENGTH = 64
 
+/** Anything but printable ASCII other than a backslash (NFC leaves ASCII as it is). */
+const NEEDS_NORMALIZING = /[^ -[\]-~]/
+
 /** Backslashes become `/` (Windows paths) and text becomes NFC, so refs compare byte-wise. */
-export const normalize = (input: string): string => input.replaceAll("\\", "/").normalize("NFC")
+export const normalize = (input: string): string => (NEEDS_NORMALIZING.test(input) ? input.replaceAll("\\", "/").normalize("NFC") : input)
 
 // A leading `C:` is a Windows drive (absolute or drive-relative), never a concept id.
 const DRIVE_LETTER = /^[A-Za-z]:/
@@ -112,7 +115,24 @@ export const BundleName = Schema.String.pipe(
   Schema.annotations({ identifier: "BundleName", description: BUNDLE_HINT })
 )
 
+/**
+ * Ids found valid, so planning a 20,000-item bundle several times per write
+ * (validation before and after, the index refresh) checks each id once.
+ * Bounded: cleared when it holds 65,536.
+ */
+const validIds = new Set<string>()
+
 const conceptIdProblem = (id: string): string | undefined => {
+  if (validIds.has(id)) return undefined
+  const problem = conceptIdProblemOf(id)
+  if (problem === undefined) {
+    if (validIds.size >= 65_536) validIds.clear()
+    validIds.add(id)
+  }
+  return problem
+}
+
+const conceptIdProblemOf = (id: string): string | undefined => {
   if (id.length === 0) return "concept id is empty"
   if (id.trim().length === 0) return "concept id is blank"
   if (id.includes("\0")) return "concept id contains a NUL character"

@@ -40,17 +40,35 @@ const storedLint = (stored: ItemInputs): LintItem => {
   return item
 }
 
+/** A tree's plan and its R-REF-5 checks, or why the adapter could not plan it. */
+type Planning = Either.Either<{ readonly diagnostics: ReadonlyArray<Diagnostic>; readonly kept: ReadonlyArray<ItemPlan> }, unknown>
+
+const planTree = (info: BundleInfo, adapter: BundleAdapter, files: ReadonlyArray<FileMeta>): Effect.Effect<Planning> =>
+  Effect.sync(() => adapter.plan(files, info)).pipe(
+    Effect.map((planned) => {
+      const plans = checkPlans(info.name, planned.items)
+      return { diagnostics: [...planned.diagnostics, ...plans.diagnostics], kept: plans.kept }
+    }),
+    Effect.either,
+    Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause)))
+  )
+
+/**
+ * Whether two listings name the same paths in the same order. Adapters plan
+ * from the paths alone (no adapter reads a size or time), so an edit that
+ * creates and deletes nothing plans the tree as it is and as it will be alike.
+ */
+const samePaths = (a: ReadonlyArray<FileMeta>, b: ReadonlyArray<FileMeta>): boolean => a.length === b.length && a.every((f, i) => f.path === b[i]!.path)
+
 /** Every finding of one tree, as a scan reports them; `reusable` lets untouched items stand in from the index. */
-const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateContext, changed: ReadonlySet<string>, reusable: Reusable | undefined) =>
+const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateContext, planning: Planning, changed: ReadonlySet<string>, reusable: Reusable | undefined) =>
   Effect.gen(function* () {
-    const planned = yield* Effect.sync(() => adapter.plan(ctx.files, info)).pipe(Effect.either, Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause))))
-    if (Either.isLeft(planned)) {
-      const failed: Diagnostic = { code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter failed to plan the bundle: ${defectMessage(planned.left)}` }
+    if (Either.isLeft(planning)) {
+      const failed: Diagnostic = { code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter failed to plan the bundle: ${defectMessage(planning.left)}` }
       return { diagnostics: [failed], refs: [] as ReadonlyArray<string>, projected: 0 }
     }
-    const diagnostics: Array<Diagnostic> = [...planned.right.diagnostics]
-    const plans = checkPlans(info.name, planned.right.items)
-    diagnostics.push(...plans.diagnostics)
+    const plans = planning.right
+    const diagnostics: Array<Diagnostic> = [...plans.diagnostics]
     const lint: Array<LintItem> = []
     const refByPath = new Map<string, string>()
     const refs: Array<string> = []
@@ -156,8 +174,12 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
         if (last?.key === key) return last.findings
         const changed = new Set(changes.map((c) => c.path.normalize("NFC")))
         const reuse = store === undefined ? undefined : yield* storedReuse(store, inputsOf, info, adapter, walked.files, changes)
-        const before = yield* treeFindings(info, adapter, files.context(info, walked.files), changed, reuse?.before)
-        const after = yield* treeFindings(info, adapter, files.context(info, walked.files, changes), changed, reuse?.after)
+        const beforeCtx = files.context(info, walked.files)
+        const afterCtx = files.context(info, walked.files, changes)
+        const beforePlan = yield* planTree(info, adapter, beforeCtx.files)
+        const afterPlan = samePaths(beforeCtx.files, afterCtx.files) ? beforePlan : yield* planTree(info, adapter, afterCtx.files)
+        const before = yield* treeFindings(info, adapter, beforeCtx, beforePlan, changed, reuse?.before)
+        const after = yield* treeFindings(info, adapter, afterCtx, afterPlan, changed, reuse?.after)
         const findings: ChangeFindings = {
           introduced: [...introducedBy(before.diagnostics, after.diagnostics)].sort(compareDiagnostics),
           refs: after.refs,

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
-import type { CreateRequest } from "../../../src/domain/Adapter.js"
+import { FileUnreadable, type CreateRequest } from "../../../src/domain/Adapter.js"
 import { akmAdapter, akmRules, makeAkmAdapter } from "../../../src/layers/adapters/akm/index.js"
 import { isPlaceholderBody } from "../../../src/layers/adapters/akm/placeholder.js"
 import { readScriptHeader } from "../../../src/layers/adapters/akm/scriptHeader.js"
@@ -320,5 +320,37 @@ describe("akm: authoring", () => {
 
   it("writes a reference inside an existing skill", () => {
     expect(written({ type: "reference", title: "Forms", conceptId: "skills/pdf/references/forms", body: "Fill forms." })).toEqual(["skills/pdf/references/forms.md", "# Forms\n\nFill forms.\n"])
+  })
+})
+
+describe("akm: broken-ref lines kept in the lint projection (issue 13 item 3)", () => {
+  it("reports the lines a read of the file would give, without reading it", () => {
+    const tree: Tree = {
+      "facts/a.md": md("description: d\n"),
+      "memories/m.md": md("description: d\nsupersededBy: memory/gone\nxrefs: [facts/a, knowledge/missing]\n"),
+      "memories/plain.md": md("description: d\n"),
+      "skills/s/SKILL.md": "---\nname: s\ndescription: A skill.\nxrefs:\n  - knowledge/nothing\n---\n\n# S\n\nText.\n"
+    }
+    const ctx = contextFromTree(tree, { name: "work" })
+    const projected = akmAdapter.plan(ctx.files, ctx.bundle).items.map((plan) => ({ plan, result: Effect.runSync(akmAdapter.project(plan, ctx)) }))
+    expect(Object.fromEntries(projected.map(({ plan, result }) => [plan.conceptId, result.lintLines]))).toEqual({
+      "facts/a": undefined,
+      "memories/m": { supersededBy: 3, xrefs: 4 },
+      "memories/plain": undefined,
+      "skills/s": { xrefs: 4 }
+    })
+    const lint = (context: typeof ctx, keep: boolean) =>
+      Effect.runSync(akmAdapter.lintBundle!(context, projected.map(({ plan, result }) => ({
+        plan,
+        projection: keep && result.lintLines !== undefined ? { ...result.projection, keyLines: result.lintLines } : result.projection
+      })))).map((d) => [d.path, d.line, d.message])
+    const noReads = { ...ctx, readText: (p: string) => Effect.fail(new FileUnreadable(p, "unreadable", `${p} must not be read`)) }
+    const read = lint(ctx, false)
+    expect(read).toEqual([
+      ["memories/m.md", 4, "`xrefs` 'knowledge/missing' names no item of this bundle"],
+      ["memories/m.md", 3, "`supersededBy` 'memory/gone' names no item of this bundle"],
+      ["skills/s/SKILL.md", 4, "`xrefs` 'knowledge/nothing' names no item of this bundle"]
+    ])
+    expect(lint(noReads, true)).toEqual(read)
   })
 })

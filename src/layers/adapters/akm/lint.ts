@@ -84,7 +84,8 @@ export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Eff
       }
       if (problems.length === 0) continue
       const path = plan.files[0]!
-      const keyLines = keyLinesOf(yield* Effect.orElseSucceed(ctx.readText(path), () => ""))
+      // Kept in the lint projection when the item was projected by this akm (project.ts); an older index reads the file.
+      const keyLines = projection.keyLines ?? keyLinesOf(yield* Effect.orElseSucceed(ctx.readText(path), () => ""))
       for (const [key, problem] of problems) out.push(...book.report("broken-ref", path, `\`${key}\` ${problem}`, { line: keyLines[key] }))
     }
     return out

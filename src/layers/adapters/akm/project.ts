@@ -77,6 +77,14 @@ const directoriesOf = (files: ReadonlyArray<FileMeta>): ReadonlySet<string> => {
   return dirs
 }
 
+/** The lines of `xrefs` and `supersededBy` when the item has either (so lintAkm reads no file), else undefined. */
+const keyLinesOfRefs = (data: Data, keyLines: Readonly<Record<string, number>>): Readonly<Record<string, number>> | undefined => {
+  if (stringListField(data, "xrefs").length === 0 && stringField(data, "supersededBy") === undefined) return undefined
+  const lines: Record<string, number> = {}
+  for (const key of ["xrefs", "supersededBy"]) if (keyLines[key] !== undefined) lines[key] = keyLines[key]
+  return lines
+}
+
 /** Links made by `xrefs` and `supersededBy`. */
 const refLinks = (data: Data, bundle: string): ReadonlyArray<string> =>
   [...stringListField(data, "xrefs"), ...(stringField(data, "supersededBy") === undefined ? [] : [stringField(data, "supersededBy")!])]
@@ -117,7 +125,9 @@ const projectMarkdown = (path: string, type: string, text: string, ctx: Validate
     },
     signals
   )
-  return { projection, diagnostics }
+  // Where broken-ref reports (lint.ts), kept only for an item with refs: the only items the rule reports on.
+  const lintLines = keyLinesOfRefs(data, doc.frontmatter.keyLines)
+  return lintLines === undefined ? { projection, diagnostics } : { projection, diagnostics, lintLines }
 }
 
 const projectScript = (path: string, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> =>
@@ -149,7 +159,8 @@ const projectAkmSkill = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): 
       links: [...new Set([...(result.projection.links ?? []), ...refLinks(data, ctx.bundle.name)])].sort(),
       extra: { ...(result.projection.extra as object | undefined), ...(signals.extra as object | undefined) }
     }
-    return { projection, diagnostics: result.diagnostics }
+    const lintLines = keyLinesOfRefs(data, result.frontmatterKeyLines)
+    return lintLines === undefined ? { projection, diagnostics: result.diagnostics } : { projection, diagnostics: result.diagnostics, lintLines }
   })
 
 export const projectAkm = (item: ItemPlan, ctx: ValidateContext, book: RuleBook): Effect.Effect<ProjectResult, FileUnreadable> => {

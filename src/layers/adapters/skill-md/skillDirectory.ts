@@ -108,6 +108,8 @@ export const projectSkillItem = (item: ItemPlan, ctx: ValidateContext, options: 
 /** A skill's projection with its SKILL.md frontmatter as parsed, for adapters that read more of it (akm's signals). */
 export interface SkillProjectResult extends ProjectResult {
   readonly frontmatter: Readonly<Record<string, unknown>> | undefined
+  /** The line of each top-level frontmatter key (parseFrontmatter's keyLines). */
+  readonly frontmatterKeyLines: Readonly<Record<string, number>>
 }
 
 /** A skill: SKILL.md through the codec, its body, its files in the outline, links to its references. */
@@ -151,7 +153,7 @@ export const projectSkill = (item: ItemPlan, ctx: ValidateContext, options: Skil
       }
     )
     const checked = yield* Effect.forEach(check.diagnostics, (d) => (d.code === "name-directory-mismatch" && props.name !== undefined ? withFolderRename(d, item, ctx, props.name) : Effect.succeed(d)))
-    return { projection, diagnostics: [...checked, ...danglingDiagnostics(options.book, skillFile, references)], frontmatter: check.skill.frontmatter.data }
+    return { projection, diagnostics: [...checked, ...danglingDiagnostics(options.book, skillFile, references)], frontmatter: check.skill.frontmatter.data, frontmatterKeyLines: check.skill.frontmatter.keyLines }
   })
 
 /**
