@@ -154,6 +154,12 @@ export const checkBrief = (target: ProjectTarget, input: BriefInput = {}) =>
     else if (brief !== fresh.brief) {
       const sections = driftedSections(brief, fresh.brief)
       problems.push({ path: BRIEF_PATH, message: `differs from a fresh render${sections.length === 0 ? "" : ` in ${sections.map((s) => `"${s}"`).join(", ")}`}: run akm brief write` })
+      // Name the briefed items whose text in the brief is no longer what their file says.
+      for (const item of fresh.items) {
+        const at = fresh.allocation.placed.get(keyOf(item))
+        const shown = at === "content" ? item.content.trimEnd() : at === "pointer" ? item.pointer : undefined
+        if (shown !== undefined && !brief.includes(shown)) problems.push({ path: item.path, message: `briefed item changed since the brief was written${item.ref === "" ? "" : ` (${item.ref})`}` })
+      }
     }
     if (recorded !== undefined) {
       for (const entry of recorded.items) {
