@@ -4,8 +4,9 @@ import { keyOf, SECTIONS, type Allocation, type BriefItem } from "./Brief.js"
 /**
  * `.ai/index.json` (spec 08 R-BRF-3): one entry per artifact with the seed's
  * field names, sorted by path then ref, so a regenerated index diffs line by
- * line. `in_brief` is true when the item is in BRIEF.md as content or as a
- * pointer; items counted only in the "…and N more" line are false.
+ * line. `in_brief` is true when the item's content is in BRIEF.md; an item
+ * the brief only points at (a pointer line, or the "…and N more" line) is
+ * false: only briefed items carry staleness checks.
  */
 
 export const IndexEntry = Schema.Struct({
@@ -39,7 +40,7 @@ export const indexOf = (input: { readonly tier: string; readonly budget: number;
   items: input.items
     .map((i) => {
       const placed = input.allocation.placed.get(keyOf(i))
-      return { section: i.section, title: i.title, path: i.path, ref: i.ref, score: i.score, tokens: i.tokens, tags: [...i.tags].sort(), in_brief: placed === "content" || placed === "pointer" }
+      return { section: i.section, title: i.title, path: i.path, ref: i.ref, score: i.score, tokens: i.tokens, tags: [...i.tags].sort(), in_brief: placed === "content" }
     })
     .sort(compareEntries)
 })

@@ -42,19 +42,33 @@ describe("fitBrief (property)", () => {
         expect(r.tokens).toBe(countTokens(r.brief))
         // Every item is in index.json; in_brief items appear in the brief as content or pointer.
         expect(r.index.items.length).toBe(raw.length)
-        const out = r.index.items.filter((e) => !e.in_brief).length
+        const more = [...r.allocation.placed.values()].filter((p) => p === "more").length
+        expect(r.index.items.filter((e) => e.in_brief).length).toBe([...r.allocation.placed.values()].filter((p) => p === "content").length)
         for (const item of r.items) {
           const at = r.allocation.placed.get(keyOf(item))
           if (at === "content") expect(r.brief).toContain(item.content.trimEnd())
           else if (at === "pointer") expect(r.brief).toContain(item.pointer)
           else expect(at).toBe("more")
         }
-        if (out > 0) expect(r.brief).toContain(moreLine(out))
+        if (more > 0) expect(r.brief).toContain(moreLine(more))
         else expect(r.brief).not.toContain("more in .ai/index.json")
       }),
       { numRuns: 40 }
     )
   }, 120_000)
+
+  it("refuses, rather than write over budget, when the fixed text alone does not fit (R-BRF-2)", () => {
+    const r = Effect.runSync(Effect.either(fitBrief({ name: "shop ".repeat(1_200), tier: "custom", budget: 1_000, items: [] }, count)))
+    expect(Either.isLeft(r) && r.left.message).toMatch(/^the brief cannot fit its 1000-token budget \(custom\): its fixed sections alone take \d+ tokens$/)
+  })
+
+  it("an item bigger than the whole budget is demoted to its pointer, never dropped", () => {
+    const huge: RawItem = { path: "docs/business/huge.md", ref: "", title: "Huge", kind: "business", section: "business", score: 25, tags: [], content: "€1 per order. ".repeat(3_000), pointer: "- Huge — `docs/business/huge.md`" }
+    const r = Effect.runSync(fitBrief({ name: "p", tier: "lean", budget: 4_000, items: [huge] }, count))
+    expect(r.brief).toContain("- Huge — `docs/business/huge.md`")
+    expect(r.index.items).toMatchObject([{ path: "docs/business/huge.md", in_brief: false }])
+    expect(r.tokens).toBeLessThanOrEqual(4_000)
+  })
 })
 
 const item = (over: Partial<BriefItem> & Pick<BriefItem, "path" | "section" | "score" | "tokens">): BriefItem => ({
