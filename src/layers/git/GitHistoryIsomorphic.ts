@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import * as git from "isomorphic-git"
-import { GitHistory, GitHistoryUnreadable, type HistoryCommit } from "../../services/GitHistory.js"
+import { GitHistory, GitHistoryUnreadable, type HistoryCommit, type WorkingChange } from "../../services/GitHistory.js"
 import { GitSourceProblem } from "../materializers/git/GitSourceProblem.js"
 import { openLocalRepository, readOnlyFs } from "../materializers/git/LocalRepository.js"
 
@@ -94,6 +94,58 @@ const tracked = async (dir: string): Promise<{ root: string; files: ReadonlyArra
   return { root, files: [...files].sort() }
 }
 
+/**
+ * statusMatrix refreshes the index's stat cache when it can: a speed-up for
+ * the next run, not a change. The write is dropped; every other write is
+ * refused as everywhere else in this layer.
+ */
+const statusFs = (gitdir: string): git.PromiseFsClient => ({
+  promises: {
+    ...readOnlyFs.promises,
+    writeFile: async (file: string, data: unknown, options?: unknown) => (path.resolve(String(file)) === path.resolve(gitdir, "index") ? undefined : readOnlyFs.promises.writeFile(file, data, options))
+  }
+})
+
+/**
+ * statusMatrix rows [path, head, workdir, stage] against HEAD: 0 absent, 1 as
+ * in HEAD, 2 different (stage 3: staged then edited again).
+ */
+const working = async (dir: string): Promise<{ root: string; changes: ReadonlyArray<WorkingChange> }> => {
+  const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
+    throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
+  })
+  const local = openLocalRepository(root)
+  const head = await git.resolveRef({ fs: readOnlyFs, gitdir: local.gitdir, ref: local.head ?? "HEAD" }).catch(() => undefined)
+  const rows = await git.statusMatrix({ fs: statusFs(local.gitdir), dir: root, gitdir: local.gitdir, cache: {}, ref: head ?? "HEAD" }).catch(async (cause: unknown) => {
+    // No commit yet: every file is new.
+    if (head === undefined) return (await listWorkdir(root)).map((p) => [p, 0, 2, 0] as [string, 0 | 1, 0 | 1 | 2, 0 | 1 | 2 | 3])
+    throw cause
+  })
+  const changes: Array<WorkingChange> = []
+  for (const [p, h, w, st] of rows) {
+    if (h === 1 && w === 1 && st === 1) continue
+    if (h === 0 && w === 0) continue
+    const status = h === 0 ? (st === 0 ? "untracked" : "added") : w === 0 ? "deleted" : w === 1 && st === 1 ? undefined : "modified"
+    if (status !== undefined) changes.push({ path: p, status })
+  }
+  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
+}
+
+/** Files under a folder without a commit to compare with (.git left out). */
+const listWorkdir = async (root: string): Promise<ReadonlyArray<string>> => {
+  const out: Array<string> = []
+  const visit = async (rel: string): Promise<void> => {
+    for (const entry of await fs.promises.readdir(path.join(root, rel), { withFileTypes: true })) {
+      const child = rel === "" ? entry.name : `${rel}/${entry.name}`
+      if (entry.name === ".git") continue
+      if (entry.isDirectory()) await visit(child)
+      else out.push(child)
+    }
+  }
+  await visit("")
+  return out
+}
+
 const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
   if (cause instanceof Unreadable || cause instanceof GitSourceProblem) return new GitHistoryUnreadable({ dir, reason: cause.reason, hint: cause.hint })
   const detail = cause instanceof Error ? cause.message : String(cause)
@@ -109,6 +161,7 @@ export const GitHistoryIsomorphic = Layer.succeed(
   GitHistory,
   GitHistory.of({
     since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) }),
-    trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) })
+    trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) }),
+    workingChanges: (dir) => Effect.tryPromise({ try: () => working(dir), catch: (cause) => describe(dir, cause) })
   })
 )
