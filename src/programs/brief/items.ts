@@ -33,15 +33,17 @@ const markdownUnder = (target: ProjectTarget, dir: string) =>
   Effect.gen(function* () {
     const fs = yield* FileSystem
     const found: Array<string> = []
-    const visit = (rel: string): Effect.Effect<void> =>
+    // A symlinked folder can lead back up the tree: stop at a depth no real corpus reaches.
+    const visit = (rel: string, depth = 0): Effect.Effect<void> =>
       Effect.gen(function* () {
+        if (depth > 24) return
         const names = yield* Effect.orElseSucceed(fs.readDirectory(path.join(target.root, rel)), () => [] as Array<string>)
         for (const name of names.sort()) {
           if (name.startsWith(".")) continue
           const child = `${rel}/${name}`
           const info = yield* Effect.option(fs.stat(path.join(target.root, child)))
           if (info._tag === "None") continue
-          if (info.value.type === "Directory") yield* visit(child)
+          if (info.value.type === "Directory") yield* visit(child, depth + 1)
           else if (name.endsWith(".md") && !GENERATED.has(child)) found.push(child)
         }
       })
