@@ -46,9 +46,11 @@ export class GitHistory extends Context.Tag("akm/GitHistory")<GitHistory, {
   /**
    * The working tree against HEAD (staged or not) plus untracked files that
    * .gitignore does not ignore: what `akm scope plan` scopes the stations by.
-   * Before the first commit every file is untracked.
+   * Before the first commit every file is untracked. `skip` (a
+   * repository-relative path, file or folder) leaves paths out before they
+   * are read: an ignored folder is never walked.
    */
-  readonly workingChanges: (dir: string) => Effect.Effect<WorkingChanges, GitHistoryUnreadable>
+  readonly workingChanges: (dir: string, skip?: (path: string) => boolean) => Effect.Effect<WorkingChanges, GitHistoryUnreadable>
 }>() {}
 
 export interface WorkingChange {

@@ -72,6 +72,23 @@ describe("scope plan", () => {
     expect(working((await workspace.run(["scope", "plan"], { cwd: dir })).json())).toEqual([])
   }, SLOW)
 
+  it("a 50,000-file untracked folder under scope.ignore is never walked: the plan stays fast", async () => {
+    const repo = makeGitRepo(join(workspace.root, "huge"), workspace.home, { "README.md": "# huge\n", ".ai/config.json": JSON.stringify({ scope: { ignore: ["scratch/**"] } }) })
+    expect((await workspace.run(["init", "project"], { cwd: repo.dir })).code).toBe(0)
+    repo.commit({}, "init project")
+    for (let d = 0; d < 100; d++) {
+      mkdirSync(join(repo.dir, "scratch", `d${d}`), { recursive: true })
+      for (let i = 0; i < 500; i++) writeFileSync(join(repo.dir, "scratch", `d${d}`, `f${i}.md`), "x")
+    }
+    const started = Date.now()
+    const plan = await workspace.run(["scope", "plan"], { cwd: repo.dir })
+    const ms = Date.now() - started
+    console.log(`scope plan with 50,000 ignored untracked files: ${ms} ms`)
+    expect(plan.code, plan.stderr).toBe(0)
+    expect(plan.json().changed).toBe(0)
+    expect(ms).toBeLessThan(15_000)
+  }, SLOW)
+
   it("a repository with no commits plans from every file; a corrupt .ai/config.json is exit 78 naming the file", async () => {
     const repo = makeGitRepo(join(workspace.root, "fresh"), workspace.home)
     writeFileSync(join(repo.dir, "README.md"), "# fresh\n")

@@ -106,44 +106,50 @@ const statusFs = (gitdir: string): git.PromiseFsClient => ({
   }
 })
 
+type Row = [string, 0 | 1, 0 | 1 | 2, 0 | 1 | 2 | 3]
+
 /**
- * statusMatrix rows [path, head, workdir, stage] against HEAD: 0 absent, 1 as
- * in HEAD, 2 different (stage 3: staged then edited again).
+ * statusMatrix rows [path, head, workdir, stage] against HEAD (0 absent, 1 as
+ * in HEAD, 2 different; stage 3: staged then edited again), asked for the
+ * tracked paths only; untracked files come from a walk that prunes ignored
+ * folders (`skip`, then .gitignore) before it reads them, so a 50,000-file
+ * untracked folder that is ignored costs one check.
  */
-const working = async (dir: string): Promise<{ root: string; changes: ReadonlyArray<WorkingChange> }> => {
+const working = async (dir: string, skip: (path: string) => boolean): Promise<{ root: string; changes: ReadonlyArray<WorkingChange> }> => {
   const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
     throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
   })
   const local = openLocalRepository(root)
+  const cache = {}
   const head = await git.resolveRef({ fs: readOnlyFs, gitdir: local.gitdir, ref: local.head ?? "HEAD" }).catch(() => undefined)
-  const rows = await git.statusMatrix({ fs: statusFs(local.gitdir), dir: root, gitdir: local.gitdir, cache: {}, ref: head ?? "HEAD" }).catch(async (cause: unknown) => {
-    // No commit yet: every file is new.
-    if (head === undefined) return (await listWorkdir(root)).map((p) => [p, 0, 2, 0] as [string, 0 | 1, 0 | 1 | 2, 0 | 1 | 2 | 3])
-    throw cause
-  })
+  const staged = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache })
+  const committed = head === undefined ? [] : await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache, ref: head })
+  const tracked = [...new Set([...staged, ...committed])].filter((p) => !skip(p)).sort()
+  const rows: ReadonlyArray<Row> =
+    tracked.length === 0 ? []
+      : head === undefined ? staged.filter((p) => !skip(p)).map((p): Row => [p, 0, 2, 2])
+      : await git.statusMatrix({ fs: statusFs(local.gitdir), dir: root, gitdir: local.gitdir, cache, ref: head, filepaths: tracked })
   const changes: Array<WorkingChange> = []
   for (const [p, h, w, st] of rows) {
-    if (h === 1 && w === 1 && st === 1) continue
     if (h === 0 && w === 0) continue
     const status = h === 0 ? (st === 0 ? "untracked" : "added") : w === 0 ? "deleted" : w === 1 && st === 1 ? undefined : "modified"
     if (status !== undefined) changes.push({ path: p, status })
   }
-  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
-}
-
-/** Files under a folder without a commit to compare with (.git left out). */
-const listWorkdir = async (root: string): Promise<ReadonlyArray<string>> => {
-  const out: Array<string> = []
+  const known = new Set(tracked)
+  const folders = new Set(tracked.flatMap((p) => p.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"))))
   const visit = async (rel: string): Promise<void> => {
-    for (const entry of await fs.promises.readdir(path.join(root, rel), { withFileTypes: true })) {
-      const child = rel === "" ? entry.name : `${rel}/${entry.name}`
+    const entries = await fs.promises.readdir(path.join(root, rel), { withFileTypes: true }).catch(() => [])
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (entry.name === ".git") continue
+      const child = rel === "" ? entry.name : `${rel}/${entry.name}`
+      if (known.has(child) || skip(child)) continue
+      if (!folders.has(child) && (await git.isIgnored({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, filepath: child }))) continue
       if (entry.isDirectory()) await visit(child)
-      else out.push(child)
+      else if (entry.isFile() || entry.isSymbolicLink()) changes.push({ path: child, status: "untracked" })
     }
   }
   await visit("")
-  return out
+  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
 }
 
 const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
@@ -162,6 +168,6 @@ export const GitHistoryIsomorphic = Layer.succeed(
   GitHistory.of({
     since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) }),
     trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) }),
-    workingChanges: (dir) => Effect.tryPromise({ try: () => working(dir), catch: (cause) => describe(dir, cause) })
+    workingChanges: (dir, skip) => Effect.tryPromise({ try: () => working(dir, skip ?? (() => false)), catch: (cause) => describe(dir, cause) })
   })
 )

@@ -2,6 +2,7 @@ import { Effect, Either } from "effect"
 import * as path from "node:path"
 import { INDEX_PATH } from "../../domain/brief/Brief.js"
 import { parseIndex } from "../../domain/brief/Index.js"
+import { scopeMatcher } from "../../domain/project/Globs.js"
 import { planScope, type Change, type StationPlan } from "../../domain/scope/Plan.js"
 import { GitHistory } from "../../services/GitHistory.js"
 import { resolveProjectBundle } from "../ledger/projectBundle.js"
@@ -33,7 +34,14 @@ export const scopePlan = Effect.fn("scope.plan")(function* (input: ProjectInput 
   const target = yield* resolveProjectBundle(input)
   const { config } = yield* readProjectConfig(target.root)
   const git = yield* GitHistory
-  const status = yield* Effect.either(git.workingChanges(target.root))
+  // scope.ignore globs are relative to the project folder; the walk names paths from the repository's top.
+  const ignored = config.scope.ignore.length === 0 ? undefined : scopeMatcher(config.scope.ignore)
+  const prefix = yield* Effect.map(Effect.either(git.trackedFiles(target.root)), (t) => (t._tag === "Right" ? path.relative(path.resolve(t.right.root), path.resolve(target.root)).split(path.sep).join("/") : ""))
+  const skip = ignored === undefined ? undefined : (p: string) => {
+    const rel = prefix === "" ? p : p.startsWith(`${prefix}/`) ? p.slice(prefix.length + 1) : undefined
+    return rel !== undefined && (ignored(rel) || ignored(`${rel}/`))
+  }
+  const status = yield* Effect.either(git.workingChanges(target.root, skip))
   const indexText = yield* Effect.orElseSucceed(readOptional(target, INDEX_PATH), () => undefined)
   const index = indexText === undefined ? undefined : parseIndex(indexText)
   const briefed = new Set(index !== undefined && Either.isRight(index) ? index.right.items.filter((e) => e.in_brief).map((e) => e.path) : [])
