@@ -43,7 +43,28 @@ export class GitHistory extends Context.Tag("akm/GitHistory")<GitHistory, {
    * POSIX paths, sorted; the rule conflict checker matches scopes against them.
    */
   readonly trackedFiles: (dir: string) => Effect.Effect<TrackedFiles, GitHistoryUnreadable>
+  /**
+   * The working tree against HEAD (staged or not) plus untracked files that
+   * .gitignore does not ignore: what `akm scope plan` scopes the stations by.
+   * Before the first commit every file is untracked. `skip` (a
+   * repository-relative path, file or folder) leaves paths out before they
+   * are read: an ignored folder is never walked.
+   */
+  readonly workingChanges: (dir: string, skip?: (path: string) => boolean) => Effect.Effect<WorkingChanges, GitHistoryUnreadable>
 }>() {}
+
+export interface WorkingChange {
+  /** Repository-relative POSIX path. */
+  readonly path: string
+  readonly status: "added" | "modified" | "deleted" | "untracked"
+}
+
+export interface WorkingChanges {
+  /** The repository's top folder (found from the folder given). */
+  readonly root: string
+  /** Sorted by path. */
+  readonly changes: ReadonlyArray<WorkingChange>
+}
 
 export interface TrackedFiles {
   /** The repository's top folder (found from the folder given). */

@@ -123,3 +123,49 @@ describe("GitHistory.trackedFiles (isomorphic-git)", () => {
     expect(Either.isLeft(result) ? result.left : undefined).toMatchObject({ _tag: "GitHistoryUnreadable", reason: "not inside a git work tree" })
   })
 })
+
+describe("GitHistory.workingChanges (isomorphic-git)", () => {
+  const changes = (dir: string) => Effect.runPromise(Effect.either(Effect.flatMap(GitHistory, (h) => h.workingChanges(dir)).pipe(Effect.provide(GitHistoryIsomorphic))))
+
+  it("modified, deleted, staged and untracked files against HEAD, honouring .gitignore; the repository is not written (not even the index)", async () => {
+    const { home, repo } = history()
+    fs.writeFileSync(path.join(repo.dir, "README.md"), "changed")
+    fs.rmSync(path.join(repo.dir, "src/api/users.ts"))
+    fs.writeFileSync(path.join(repo.dir, "new.md"), "x")
+    fs.writeFileSync(path.join(repo.dir, ".gitignore"), "build/\n")
+    fs.mkdirSync(path.join(repo.dir, "build"))
+    fs.writeFileSync(path.join(repo.dir, "build/out.js"), "x")
+    fs.writeFileSync(path.join(repo.dir, "staged.md"), "x")
+    gitAt(repo.dir, home, undefined, "add", "staged.md")
+    const before = treeDigest(repo.dir)
+    const result = await changes(path.join(repo.dir, "src"))
+    expect(Either.isRight(result) ? result.right : result.left).toEqual({
+      root: repo.dir,
+      changes: [
+        { path: ".gitignore", status: "untracked" },
+        { path: "README.md", status: "modified" },
+        { path: "new.md", status: "untracked" },
+        { path: "src/api/users.ts", status: "deleted" },
+        { path: "staged.md", status: "added" }
+      ]
+    })
+    expect(treeDigest(repo.dir)).toBe(before)
+  })
+
+  it("a clean tree has no changes, on a detached HEAD too", async () => {
+    const { home, repo } = history()
+    gitAt(repo.dir, home, undefined, "checkout", "-q", "--detach", "HEAD~1")
+    const result = await changes(repo.dir)
+    expect(Either.isRight(result) ? result.right.changes : result.left).toEqual([])
+  })
+
+  it("before the first commit every file is untracked", async () => {
+    const home = temp()
+    const dir = path.join(home, "fresh")
+    fs.mkdirSync(dir)
+    gitAt(dir, home, undefined, "init", "-q")
+    fs.writeFileSync(path.join(dir, "a.md"), "x")
+    const result = await changes(dir)
+    expect(Either.isRight(result) ? result.right.changes : result.left).toEqual([{ path: "a.md", status: "untracked" }])
+  })
+})

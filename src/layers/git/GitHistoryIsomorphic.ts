@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import * as git from "isomorphic-git"
-import { GitHistory, GitHistoryUnreadable, type HistoryCommit } from "../../services/GitHistory.js"
+import { GitHistory, GitHistoryUnreadable, type HistoryCommit, type WorkingChange } from "../../services/GitHistory.js"
 import { GitSourceProblem } from "../materializers/git/GitSourceProblem.js"
 import { openLocalRepository, readOnlyFs } from "../materializers/git/LocalRepository.js"
 
@@ -94,6 +94,64 @@ const tracked = async (dir: string): Promise<{ root: string; files: ReadonlyArra
   return { root, files: [...files].sort() }
 }
 
+/**
+ * statusMatrix refreshes the index's stat cache when it can: a speed-up for
+ * the next run, not a change. The write is dropped; every other write is
+ * refused as everywhere else in this layer.
+ */
+const statusFs = (gitdir: string): git.PromiseFsClient => ({
+  promises: {
+    ...readOnlyFs.promises,
+    writeFile: async (file: string, data: unknown, options?: unknown) => (path.resolve(String(file)) === path.resolve(gitdir, "index") ? undefined : readOnlyFs.promises.writeFile(file, data, options))
+  }
+})
+
+type Row = [string, 0 | 1, 0 | 1 | 2, 0 | 1 | 2 | 3]
+
+/**
+ * statusMatrix rows [path, head, workdir, stage] against HEAD (0 absent, 1 as
+ * in HEAD, 2 different; stage 3: staged then edited again), asked for the
+ * tracked paths only; untracked files come from a walk that prunes ignored
+ * folders (`skip`, then .gitignore) before it reads them, so a 50,000-file
+ * untracked folder that is ignored costs one check.
+ */
+const working = async (dir: string, skip: (path: string) => boolean): Promise<{ root: string; changes: ReadonlyArray<WorkingChange> }> => {
+  const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
+    throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
+  })
+  const local = openLocalRepository(root)
+  const cache = {}
+  const head = await git.resolveRef({ fs: readOnlyFs, gitdir: local.gitdir, ref: local.head ?? "HEAD" }).catch(() => undefined)
+  const staged = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache })
+  const committed = head === undefined ? [] : await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache, ref: head })
+  const tracked = [...new Set([...staged, ...committed])].filter((p) => !skip(p)).sort()
+  const rows: ReadonlyArray<Row> =
+    tracked.length === 0 ? []
+      : head === undefined ? staged.filter((p) => !skip(p)).map((p): Row => [p, 0, 2, 2])
+      : await git.statusMatrix({ fs: statusFs(local.gitdir), dir: root, gitdir: local.gitdir, cache, ref: head, filepaths: tracked })
+  const changes: Array<WorkingChange> = []
+  for (const [p, h, w, st] of rows) {
+    if (h === 0 && w === 0) continue
+    const status = h === 0 ? (st === 0 ? "untracked" : "added") : w === 0 ? "deleted" : w === 1 && st === 1 ? undefined : "modified"
+    if (status !== undefined) changes.push({ path: p, status })
+  }
+  const known = new Set(tracked)
+  const folders = new Set(tracked.flatMap((p) => p.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"))))
+  const visit = async (rel: string): Promise<void> => {
+    const entries = await fs.promises.readdir(path.join(root, rel), { withFileTypes: true }).catch(() => [])
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.name === ".git") continue
+      const child = rel === "" ? entry.name : `${rel}/${entry.name}`
+      if (known.has(child) || skip(child)) continue
+      if (!folders.has(child) && (await git.isIgnored({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, filepath: child }))) continue
+      if (entry.isDirectory()) await visit(child)
+      else if (entry.isFile() || entry.isSymbolicLink()) changes.push({ path: child, status: "untracked" })
+    }
+  }
+  await visit("")
+  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
+}
+
 const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
   if (cause instanceof Unreadable || cause instanceof GitSourceProblem) return new GitHistoryUnreadable({ dir, reason: cause.reason, hint: cause.hint })
   const detail = cause instanceof Error ? cause.message : String(cause)
@@ -109,6 +167,7 @@ export const GitHistoryIsomorphic = Layer.succeed(
   GitHistory,
   GitHistory.of({
     since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) }),
-    trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) })
+    trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) }),
+    workingChanges: (dir, skip) => Effect.tryPromise({ try: () => working(dir, skip ?? (() => false)), catch: (cause) => describe(dir, cause) })
   })
 )
