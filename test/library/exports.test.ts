@@ -54,7 +54,37 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "registry search": ["registrySearch"],
   // Shell scripts and the MCP server are entry points, not programs.
   "completions": null,
-  "mcp": null
+  "mcp": null,
+  "proposal submit": ["proposalSubmit"],
+  "evidence list": ["listEvidence"],
+  "evidence add": ["addEvidence"],
+  "evidence dismiss": ["dismissEvidence"],
+  "evidence collect": ["collectEvidenceReport"],
+  "evidence import": ["importTranscripts"],
+  "improve": ["improve"],
+  "improve runs": ["improveRuns"],
+  "bind": ["bind", "bindUpdate"],
+  "bindings": ["bindings"],
+  "unbind": ["unbind"],
+  "env list": ["envList"],
+  "env run": ["envRun"],
+  "env export": ["envExport"],
+  "env set": ["envSet"],
+  "secret list": ["secretList"],
+  "secret set": ["secretSet"],
+  "rules list": ["rulesList"],
+  "rules show": ["rulesShow"],
+  "rules caused": ["rulesCaused"],
+  "rules evolve": ["rulesEvolve"],
+  "rules conflicts": ["rulesConflicts"],
+  "routers write": ["routersWrite"],
+  "routers check": ["routersCheck"],
+  "maps write": ["mapsWrite"],
+  "maps check": ["mapsCheck"],
+  "brief write": ["briefWrite"],
+  "brief check": ["briefCheck"],
+  "brief explain": ["briefExplain"],
+  "scope plan": ["scopePlan"]
 }
 
 interface Node {
