@@ -91,7 +91,7 @@ describe("utility decay across an index.db rebuild (R-FB-1, spec 04 §6)", () =>
     Effect.gen(function* () {
       const t = Date.parse("2025-03-01T09:00:00.000Z")
       yield* TestClock.setTime(t)
-      const query = { query: "restart the service", track: false }
+      const query = { query: "team notes restart service", track: false } // answered in part: the score stays under the clamp at 1, so the utility factor shows
       const before = yield* onDisk(Effect.gen(function* () {
         yield* indexedWorkspace({ notes: notesFiles })
         const base = (yield* search(query)).hits.find((h) => h.ref === "notes//runbook")!

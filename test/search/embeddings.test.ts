@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startEmbeddingStub, type EmbeddingStub } from "../../bench/embeddingStub.js"
 import { makeAkmLive } from "../../src/layers/AkmLive.js"
@@ -9,7 +9,6 @@ import { EmbeddingsLive } from "../../src/layers/embeddings/EmbeddingsLive.js"
 import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
-import { CredentialUnavailable, Credentials } from "../../src/services/Credentials.js"
 import { Embeddings } from "../../src/services/Embeddings.js"
 import { Progress } from "../../src/services/Progress.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
@@ -22,18 +21,16 @@ import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 const library = path.join(__dirname, "..", "fixtures", "search-quality", "library")
 const KEY = "k-embeddings-7f3a91"
 
-/** A Credentials layer for tests: `env:EMBED_KEY` resolves to KEY, nothing else does. */
-const TestCredentials = Layer.succeed(Credentials, Credentials.of({
-  resolve: (reference) => (reference === "env:EMBED_KEY" ? Effect.succeed(Redacted.make(KEY)) : Effect.fail(new CredentialUnavailable(reference, `${reference} is not set`, "set it"))),
-  firstAvailable: () => Effect.succeed(undefined)
-}))
+// The key reaches the layer the way a user's does: config says env:EMBED_KEY and the live Credentials layer reads it.
+process.env.EMBED_KEY = KEY
+delete process.env.NOT_THERE
 
 let stub: EmbeddingStub
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "akm-embeddings-"))
 const copy = path.join(home, "library")
 const notices: Array<string> = []
 const CaptureProgress = Layer.succeed(Progress, Progress.of({ update: () => Effect.void, done: () => Effect.void, warn: (m) => Effect.sync(() => void notices.push(m)) }))
-const runtime = ManagedRuntime.make(makeAkmLive({ configDir: path.join(home, "c"), dataDir: path.join(home, "d"), cacheDir: path.join(home, "k"), quiet: true }).pipe(Layer.provideMerge(TestCredentials)))
+const runtime = ManagedRuntime.make(makeAkmLive({ configDir: path.join(home, "c"), dataDir: path.join(home, "d"), cacheDir: path.join(home, "k"), quiet: true }))
 /** Runs with an Embeddings layer whose notices are captured (the shipped one prints them on stderr). */
 const withNotices = Layer.provide(EmbeddingsLive, CaptureProgress)
 
@@ -115,7 +112,7 @@ describe("hybrid retrieval through an embeddings endpoint", () => {
     notices.length = 0
     const hits = await searchRefs("roll back a kubernetes deployment")
     expect(hits[0]?.ref).toBe("library//skills/kubernetes-rollback")
-    expect(notices).toEqual(["akm: semantic search skipped: env:NOT_THERE is not set (set it); lexical results only"])
+    expect(notices).toEqual(["akm: semantic search skipped: the environment variable NOT_THERE is not set (export NOT_THERE, or use a secret:<ref> instead); lexical results only"])
   })
 })
 
