@@ -76,6 +76,11 @@ export const AkmConfig = Schema.Struct({
   }))),
   /** The memory tier's water marks and retention (spec 06 §8.2); defaults in MemoryPolicy.ts. */
   memory: Schema.optional(MemorySection),
+  /** The runtime (spec 07): the argv that `prompt:` workflow steps go to (prompt on stdin), and a plain file akm edits instead of the user's crontab. */
+  runtime: Schema.optional(Schema.Struct({
+    agentCommand: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1))).pipe(Schema.minItems(1))),
+    crontabFile: Schema.optional(Schema.String.pipe(Schema.minLength(1)))
+  })),
   /** `akm mcp --http`: the bearer token as a credential reference (spec 01 §6; default env:AKM_MCP_TOKEN). */
   mcp: Schema.optional(Schema.Struct({ token: Schema.optional(Schema.String.pipe(Schema.minLength(1))) })),
   // Sections owned by later capabilities; their own schemas validate them there.
