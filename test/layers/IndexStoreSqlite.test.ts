@@ -155,7 +155,7 @@ describe("IndexStoreSqlite", () => {
       for (const suffix of ["", "-wal", "-shm"]) fs.rmSync(`${file}${suffix}`, { force: true })
 
       const store = yield* makeIndexStore(file)
-      expect(yield* store.init).toEqual({ path: file, integrity: "ok", migrations: ["0001_index", "0002_item_inputs", "0003_bundle_root", "0004_search_signals", "0005_embeddings"] })
+      expect(yield* store.init).toEqual({ path: file, integrity: "ok", migrations: ["0001_index", "0002_item_inputs", "0003_bundle_root", "0004_search_signals", "0005_embeddings", "0006_project_rules"] })
       expect(yield* store.counts).toEqual({})
       expect(yield* store.lastIndexed).toBeUndefined()
       expect(yield* store.persist("notes", [indexDoc("notes", "a")])).toMatchObject({ added: 1 })
