@@ -44,6 +44,18 @@ export interface ClaimCoverage {
   readonly targetClaims?: ReadonlyArray<number>
 }
 
+/** Analyses by claim text: consolidation compares the same sentences against many candidates. */
+const analyses = new Map<string, ClaimAnalysis>()
+const analyse = (text: string): ClaimAnalysis => {
+  let analysis = analyses.get(text)
+  if (analysis === undefined) {
+    analysis = analyseClaim(text)
+    if (analyses.size >= 5_000) analyses.delete(analyses.keys().next().value!)
+    analyses.set(text, analysis)
+  }
+  return analysis
+}
+
 /** How many of the closest windows are weighed for the reason an uncovered claim gives. */
 const CLOSEST = 3
 
@@ -65,7 +77,7 @@ const toClaim = (text: string, index: number, analysis: ClaimAnalysis): Claim =>
 
 /** The claims of a markdown body (frontmatter already removed). */
 export const extractClaims = (body: string): ReadonlyArray<Claim> =>
-  splitClaimTexts(body).map((text, index) => toClaim(text, index, analyseClaim(text)))
+  splitClaimTexts(body).map((text, index) => toClaim(text, index, analyse(text)))
 
 /** For every claim of `source`, whether one of `targets` states it too. */
 export const claimCoverage = (
@@ -76,7 +88,7 @@ export const claimCoverage = (
   const minOverlap = options.minOverlap ?? DEFAULT_MIN_OVERLAP
   const width = Math.max(1, options.window ?? DEFAULT_WINDOW)
   const windows = targets.flatMap((target, targetIndex) => {
-    const claims = splitClaimTexts(target).map(analyseClaim)
+    const claims = splitClaimTexts(target).map(analyse)
     const out: Array<{ readonly target: number; readonly claims: ReadonlyArray<number>; readonly window: ReturnType<typeof windowOf> }> = []
     for (let from = 0; from < claims.length; from++) {
       for (let size = 1; size <= width && from + size <= claims.length; size++) {
@@ -87,7 +99,7 @@ export const claimCoverage = (
     return out
   })
   return splitClaimTexts(source).map((text, index) => {
-    const analysis = analyseClaim(text)
+    const analysis = analyse(text)
     const claim = toClaim(text, index, analysis)
     // the windows sharing most of the claim's words first: only they can cover it
     const ranked = windows

@@ -214,6 +214,8 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
   const offered: Array<string> = []
   let lead: string | undefined
   let sawWord = false
+  /** "msg/s" after a number: a word and a rate unit, not a name. */
+  const rates = new Set<number>()
 
   /** The unit after a number at `i` (a unit word, then "per X" or "x/unit"); returns tokens consumed. */
   const unitAfter = (i: number): { unit: string; used: number; multiplier: number } => {
@@ -244,6 +246,7 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
       const slash = /^\p{L}+\/(\p{L}+)$/u.exec(word)
       if (slash !== null && unitOf(slash[1]!) !== undefined) {
         unit = `${unit}/${unitOf(slash[1]!)}`
+        rates.add(k)
         break
       }
     }
@@ -260,6 +263,13 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
     const lower = raw.toLowerCase()
     const atStart = !sawWord
     sawWord = true
+    if (rates.has(i)) {
+      const noun = stem(lower.split("/")[0]!)
+      words.push(noun)
+      offered.push(noun)
+      items.push({ type: "word", key: noun })
+      continue
+    }
     const code = PLACEHOLDER.exec(raw)
     if (code !== null) {
       const span = codes[Number(code[1])]!
