@@ -102,6 +102,28 @@ describe("coverage: identical and reworded text", () => {
   })
 })
 
+describe("coverage: adversarial targets", () => {
+  it("does not borrow an anchor from an unrelated neighbouring claim", () => {
+    expect(verdict("The limit is 100.", "The limit is 50. We tried 100 once.").covered).toBe(false)
+    expect(verdict("The build is slow on Windows.", "The build is slow. Windows is fine.").covered).toBe(false)
+  })
+
+  it("does not read two values in the same unit as one", () => {
+    const result = verdict("The limit is 100 requests per second.", "The limit is 50 requests per second. Bursts reach 100 requests per second.")
+    expect(result.covered).toBe(false)
+  })
+
+  it("catches a negation aimed at a name, and a claim the target puts in the past", () => {
+    expect(verdict("Alice approved the PR.", "Bob approved the PR, not Alice.")).toMatchObject({ covered: false, loss: "negation" })
+    expect(verdict("The job runs daily.", "The job used to run daily but was stopped.")).toMatchObject({ covered: false, loss: "qualifier" })
+    expect(verdict("The cache is enabled in production.", "The cache is enabled in staging, not in production.").covered).toBe(false)
+  })
+
+  it("reads a fragment of bare anchors together with the claim next to it", () => {
+    expect(verdict("There is a deploy freeze from 2026-12-18 to 2027-01-05.", "Deploy freeze:\n- from 2026-12-18 to 2027-01-05").covered).toBe(true)
+  })
+})
+
 describe("coverage: numbers", () => {
   it("fires when a number changes or goes", () => {
     expect(verdict("The vacuum takes 40 minutes.", "The vacuum takes 45 minutes.")).toMatchObject({ covered: false, loss: "number" })

@@ -56,6 +56,8 @@ export interface ClaimAnalysis {
   readonly words: ReadonlyArray<string>
   /** A capitalised word opening the sentence: a name or an ordinary word, so it is required as a word. */
   readonly lead?: string
+  /** That word as written, lowercased: how a mark elsewhere names it ("not Alice"). */
+  readonly leadName?: string
   /** Every word stem, entities included: what a target offers when it covers another claim. */
   readonly offered: ReadonlyArray<string>
   /** The text lowercased with markdown and code ticks removed, for entity look-ups. */
@@ -213,6 +215,7 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
   const words: Array<string> = []
   const offered: Array<string> = []
   let lead: string | undefined
+  let leadName: string | undefined
   let sawWord = false
   /** "msg/s" after a number: a word and a rate unit, not a name. */
   const rates = new Set<number>()
@@ -370,7 +373,10 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
     offered.push(wordStem)
     if (/^\p{Lu}/u.test(raw)) {
       if (atStart) {
-        lead ??= wordStem
+        if (lead === undefined) {
+          lead = wordStem
+          leadName = lower
+        }
         words.push(wordStem)
         items.push({ type: "word", key: wordStem })
       } else {
@@ -398,6 +404,7 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
     entities: [...new Set(entities)],
     words: [...new Set(words)],
     ...(lead === undefined ? {} : { lead }),
+    ...(leadName === undefined ? {} : { leadName }),
     offered: [...new Set(offered)],
     plain: plainText(text)
   }

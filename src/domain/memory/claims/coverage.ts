@@ -27,6 +27,7 @@ export const DEFAULT_WINDOW = 2
 
 /** Several adjacent target claims, read as one. */
 export interface TargetWindow {
+  readonly parts: ReadonlyArray<ClaimAnalysis>
   readonly numbers: ReadonlyArray<string>
   readonly values: ReadonlyArray<string>
   readonly dates: ReadonlySet<string>
@@ -39,6 +40,7 @@ export interface TargetWindow {
 }
 
 export const windowOf = (claims: ReadonlyArray<ClaimAnalysis>): TargetWindow => ({
+  parts: claims,
   numbers: claims.flatMap((claim) => claim.numbers.map(numberKey)),
   values: claims.flatMap((claim) => claim.numbers.map((anchor) => anchor.value)),
   dates: new Set(claims.flatMap((claim) => claim.dates)),
@@ -96,12 +98,23 @@ export const lossesOf = (source: ClaimAnalysis, window: TargetWindow, minOverlap
       if (!match) losses.push({ kind, value: mark.kind, detail: `${kind} ${describe(mark)} is missing` })
     }
     // the target negates or qualifies every mention of something this claim states plainly
-    const stated = new Set([...source.words, ...source.entities, ...source.numbers.map((n) => n.value), ...source.dates])
+    const stated = new Set([...source.words, ...(source.leadName === undefined ? [] : [source.leadName]), ...source.entities, ...source.numbers.map((n) => n.value), ...source.dates])
     for (const mark of window.marks) {
       if (mark.negation === negation && mark.every === true && !need.has(mark.kind) && mark.on !== "" && stated.has(mark.on)) {
         losses.push({ kind, value: mark.kind, detail: `the target adds ${kind} ${describe(mark)}` })
       }
     }
+  }
+  if (window.parts.length > 1) {
+    // read together only with claims on the same subject (or fragments of bare anchors, "- from 2026-12-18 to 2027-01-05"),
+    // and never with one that states another value in the same unit
+    const words = new Set(source.words)
+    const unrelated = window.parts.find((part) => part.words.length > 0 && !part.offered.some((word) => words.has(word)))
+    if (unrelated !== undefined) losses.push({ kind: "words", value: "", detail: "the adjacent target claims are about something else" })
+    const units = new Set(source.numbers.filter((n) => n.unit !== "").map((n) => n.unit))
+    const values = new Set(source.numbers.map(numberKey))
+    const conflict = window.parts.flatMap((part) => part.numbers).find((n) => units.has(n.unit) && !values.has(numberKey(n)))
+    if (conflict !== undefined) losses.push({ kind: "number", value: numberKey(conflict), detail: `the target also states "${numberKey(conflict)}"` })
   }
   const numbers = new Set(window.numbers)
   for (const anchor of source.numbers) {
