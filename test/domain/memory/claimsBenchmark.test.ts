@@ -45,6 +45,22 @@ describe("claims benchmark (R-MEM-4)", () => {
   })
 })
 
+describe("claim coverage over the benchmark's texts", () => {
+  const texts = [...new Set(pairs.flatMap((pair) => [pair.source, ...pair.targets]))]
+
+  it("covers every text by itself", () => {
+    const notSelfCovered = texts.filter((text) => claimCoverage(text, [text]).some((claim) => !claim.covered))
+    expect(notSelfCovered).toEqual([])
+  })
+
+  it("answers the same for the same input, whatever ran before", () => {
+    const pair = pairs[0]!
+    const first = claimCoverage(pair.source, pair.targets)
+    for (const other of pairs.slice(1, 40)) claimCoverage(other.source, other.targets)
+    expect(claimCoverage(pair.source, pair.targets)).toEqual(first)
+  })
+})
+
 describe("parseBenchmark", () => {
   it("rejects a file off the schema, naming the file and the group", () => {
     expect(() => parseBenchmark("groups: [ { id: a, source: x, cases: [ { label: maybe, category: c, target: y } ] } ]", "bad.yaml")).toThrow(
