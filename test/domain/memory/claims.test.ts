@@ -87,7 +87,7 @@ describe("coverage: identical and reworded text", () => {
   })
 
   it("is not fooled by a merged note that is similar but omits a claim (seed 13.37)", () => {
-    const result = verdict("The cache is 2 GB. It is flushed nightly.", "The cache is 2 GB and fast.")
+    const result = verdict("The cache is 2 GB. It is flushed on every deploy.", "The cache is 2 GB and fast.")
     expect(result).toMatchObject({ covered: false, loss: "words" })
   })
 
@@ -119,8 +119,15 @@ describe("coverage: adversarial targets", () => {
     expect(verdict("The cache is enabled in production.", "The cache is enabled in staging, not in production.").covered).toBe(false)
   })
 
-  it("reads a fragment of bare anchors together with the claim next to it", () => {
+  it("reads a fragment of bare anchors, or a lead-in line, together with the claim next to it", () => {
     expect(verdict("There is a deploy freeze from 2026-12-18 to 2027-01-05.", "Deploy freeze:\n- from 2026-12-18 to 2027-01-05").covered).toBe(true)
+    expect(verdict("On 2026-02-14 the API was down for 37 minutes.", "Incident 2026-02-14:\n- the API was down for 37 minutes").covered).toBe(true)
+  })
+
+  it("requires a word whose opposite is one word away, and the same frequency", () => {
+    expect(verdict("Integration tests pass on the Linux runners today.", "Integration tests fail on the Linux runners today.")).toMatchObject({ covered: false, loss: "words" })
+    expect(verdict("The staging database is refreshed from production snapshots weekly.", "The staging database is refreshed from production snapshots daily.")).toMatchObject({ covered: false, loss: "entity" })
+    expect(verdict("Reads go to the primary database in the eu region.", "Reads go to the replica database in the eu region.").covered).toBe(false)
   })
 })
 
@@ -252,7 +259,7 @@ describe("coverage: content words", () => {
   })
 
   it("lets a threshold of 1 require every content word", () => {
-    expect(claimCoverage("The nightly vacuum takes 40 minutes.", ["The vacuum takes 40 minutes."], { minOverlap: 1 })[0]!.covered).toBe(false)
-    expect(claimCoverage("The nightly vacuum takes 40 minutes.", ["The vacuum takes 40 minutes."], { minOverlap: 0.5 })[0]!.covered).toBe(true)
+    expect(claimCoverage("The vacuum job takes 40 minutes.", ["The vacuum takes 40 minutes."], { minOverlap: 1 })[0]!.covered).toBe(false)
+    expect(claimCoverage("The vacuum job takes 40 minutes.", ["The vacuum takes 40 minutes."], { minOverlap: 0.5 })[0]!.covered).toBe(true)
   })
 })

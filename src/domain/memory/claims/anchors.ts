@@ -9,7 +9,9 @@ import {
   QUALIFIER_PHRASES,
   QUALIFIERS,
   STOP_WORDS,
+  FREQUENCIES,
   IRREGULAR_VERBS,
+  POLAR_WORDS,
   UNITS,
   WEEKDAYS
 } from "./vocabulary.js"
@@ -73,6 +75,13 @@ export const anchorsOf = (analysis: ClaimAnalysis): ClaimAnchors => ({
   qualifiers: analysis.marks.filter((mark) => !mark.negation).map((mark) => `${mark.kind} ${mark.on}`.trim()),
   entities: analysis.entities
 })
+
+/** The stems of words whose opposite is one word away (vocabulary.ts POLAR_WORDS). */
+export const isPolar = (wordStem: string): boolean => {
+  polarStems ??= new Set([...POLAR_WORDS].map(stem))
+  return polarStems.has(wordStem)
+}
+let polarStems: Set<string> | undefined
 
 export const numberKey = (anchor: NumberAnchor): string => (anchor.unit === "" ? anchor.value : `${anchor.value} ${anchor.unit}`)
 
@@ -353,6 +362,12 @@ export const analyseClaim = (text: string): ClaimAnalysis => {
         items.push({ type: "mark", kind: NUMERIC_QUALIFIERS.get(lower)!, negation: false })
         continue
       }
+    }
+    if (FREQUENCIES.has(lower)) {
+      entities.push(lower)
+      items.push({ type: "entity", key: lower })
+      offered.push(stem(lower))
+      continue
     }
     if (WEEKDAYS.has(lower.replace(/s$/, ""))) {
       const day = lower.replace(/s$/, "")

@@ -1,4 +1,4 @@
-import { type ClaimAnalysis, type Mark, numberKey } from "./anchors.js"
+import { type ClaimAnalysis, isPolar, type Mark, numberKey } from "./anchors.js"
 
 /**
  * Whether a window of target claims states everything one source claim states
@@ -106,10 +106,13 @@ export const lossesOf = (source: ClaimAnalysis, window: TargetWindow, minOverlap
     }
   }
   if (window.parts.length > 1) {
-    // read together only with claims on the same subject (or fragments of bare anchors, "- from 2026-12-18 to 2027-01-05"),
+    // read together only with claims on the same subject, fragments of bare anchors ("- from 2026-12-18 to 2027-01-05")
+    // or a lead-in line ("Incident 2026-02-14:"),
     // and never with one that states another value in the same unit
     const words = new Set(source.words)
-    const unrelated = window.parts.find((part) => part.words.length > 0 && !part.offered.some((word) => words.has(word)))
+    const unrelated = window.parts.find(
+      (part) => part.words.length > 0 && !part.plain.endsWith(":") && !part.offered.some((word) => words.has(word))
+    )
     if (unrelated !== undefined) losses.push({ kind: "words", value: "", detail: "the adjacent target claims are about something else" })
     const units = new Set(source.numbers.filter((n) => n.unit !== "").map((n) => n.unit))
     const values = new Set(source.numbers.map(numberKey))
@@ -132,6 +135,9 @@ export const lossesOf = (source: ClaimAnalysis, window: TargetWindow, minOverlap
   }
   if (source.lead !== undefined && !window.offered.has(source.lead)) {
     losses.push({ kind: "words", value: source.lead, detail: `its subject "${source.lead}" is missing` })
+  }
+  for (const word of source.words) {
+    if (isPolar(word) && !window.offered.has(word)) losses.push({ kind: "words", value: word, detail: `"${word}" is missing (its opposite would reverse the claim)` })
   }
   const overlap = overlapOf(source, window)
   if (overlap < minOverlap) {

@@ -246,3 +246,90 @@ export const IRREGULAR_VERBS: ReadonlyMap<string, string> = new Map(
     ] as const
   ).flatMap(([base, forms]) => forms.split(" ").map((form) => [form, base] as const))
 )
+
+/** How often something happens: as exact as a number ("refreshed weekly" is not "refreshed daily"). */
+export const FREQUENCIES: ReadonlySet<string> = new Set([
+  "hourly",
+  "daily",
+  "nightly",
+  "weekly",
+  "biweekly",
+  "fortnightly",
+  "monthly",
+  "quarterly",
+  "yearly",
+  "annually",
+  "once",
+  "twice",
+  "thrice"
+])
+
+/**
+ * Words whose opposite is one word away: swapping one for the other keeps
+ * most of a claim's words and reverses it, so each is required where it
+ * appears ("tests pass on Linux" is not "tests fail on Linux").
+ */
+export const POLAR_WORDS: ReadonlySet<string> = new Set(
+  [
+    "pass fail",
+    "passes fails",
+    "passed failed",
+    "success failure",
+    "succeeds fails",
+    "allow deny",
+    "allowed denied",
+    "accept reject",
+    "accepted rejected",
+    "before after",
+    "faster slower",
+    "fast slow",
+    "higher lower",
+    "increase decrease",
+    "increased decreased",
+    "more less",
+    "larger smaller",
+    "bigger smaller",
+    "longer shorter",
+    "earlier later",
+    "older newer",
+    "oldest newest",
+    "first last",
+    "minimum maximum",
+    "open closed",
+    "public private",
+    "internal external",
+    "sync async",
+    "synchronous asynchronous",
+    "true false",
+    "yes no",
+    "on off",
+    "start stop",
+    "read write",
+    "readonly writable",
+    "encrypted unencrypted",
+    "secure insecure",
+    "safe unsafe",
+    "valid invalid",
+    "required optional",
+    "mandatory optional",
+    "include exclude",
+    "included excluded",
+    "add remove",
+    "added removed",
+    "upper lower",
+    "left right",
+    "inbound outbound",
+    "ingress egress",
+    "upload download",
+    "import export",
+    "up down",
+    "cold warm",
+    "hot cold",
+    "debug release",
+    "prod staging",
+    "production staging",
+    "primary replica",
+    "master replica",
+    "leader follower"
+  ].flatMap((pair) => pair.split(" "))
+)
