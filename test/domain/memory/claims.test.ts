@@ -108,6 +108,14 @@ describe("coverage: adversarial targets", () => {
     expect(verdict("The build is slow on Windows.", "The build is slow. Windows is fine.").covered).toBe(false)
   })
 
+  it("does not read a value from a neighbouring claim that swaps it with another", () => {
+    expect(verdict("Staging uses 3 replicas; production uses 5.", "Staging uses 5 replicas; production uses 3.").covered).toBe(false)
+  })
+
+  it("keeps every word of a short claim (threshold 0.8)", () => {
+    expect(verdict("CI runs on every push to main.", "CI runs on every push.")).toMatchObject({ covered: false, loss: "words" })
+  })
+
   it("does not read two values in the same unit as one", () => {
     const result = verdict("The limit is 100 requests per second.", "The limit is 50 requests per second. Bursts reach 100 requests per second.")
     expect(result.covered).toBe(false)

@@ -16,13 +16,13 @@ export interface ClaimLoss {
 }
 
 export interface CoverageOptions {
-  /** Share of the claim's content words the covering claims must contain (default 0.75, chosen on the benchmark). */
+  /** Share of the claim's content words the covering claims must contain (default 0.8: a claim of up to four content words keeps them all). */
   readonly minOverlap?: number
   /** Most adjacent target claims read together as one (default 2). */
   readonly window?: number
 }
 
-export const DEFAULT_MIN_OVERLAP = 0.75
+export const DEFAULT_MIN_OVERLAP = 0.8
 export const DEFAULT_WINDOW = 2
 
 /** Several adjacent target claims, read as one. */
@@ -114,7 +114,7 @@ export const lossesOf = (source: ClaimAnalysis, window: TargetWindow, minOverlap
       (part) => part.words.length > 0 && !part.plain.endsWith(":") && !part.offered.some((word) => words.has(word))
     )
     if (unrelated !== undefined) losses.push({ kind: "words", value: "", detail: "the adjacent target claims are about something else" })
-    const units = new Set(source.numbers.filter((n) => n.unit !== "").map((n) => n.unit))
+    const units = new Set(source.numbers.map((n) => n.unit))
     const values = new Set(source.numbers.map(numberKey))
     const conflict = window.parts.flatMap((part) => part.numbers).find((n) => units.has(n.unit) && !values.has(numberKey(n)))
     if (conflict !== undefined) losses.push({ kind: "number", value: numberKey(conflict), detail: `the target also states "${numberKey(conflict)}"` })
