@@ -13,7 +13,8 @@ export const makeAkmTaskAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter
   ruleDrivenAdapter(
     {
       id: "akm-task",
-      version: "1",
+      // 2: schedules are checked by croner (domain/CronSchedule.ts); step and range messages changed.
+      version: "2",
       writable: true,
       description: "scheduled task definitions (.yml with version 2, schedule and one target); indexed, never run or scheduled by indexing"
     },
