@@ -2,7 +2,6 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Effect, Option } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { UsageError } from "../domain/Errors.js"
 import { taskAdd, taskDisable, taskEnable, taskHistory, taskList, taskRun } from "../programs/runtime/task.js"
@@ -14,18 +13,9 @@ import { callerContext, runCommand } from "./run.js"
 /**
  * This akm as the scheduler must start it: absolute node and launcher paths
  * (cron's PATH rarely holds either). The launcher is the script node was
- * given, with symlinks resolved (a global npm install links it).
+ * given (a global npm install's link keeps working as long as akm is installed).
  */
-const akmInvocation = (): ReadonlyArray<string> => {
-  const script = process.argv[1] ?? "akm"
-  let resolved = path.resolve(script)
-  try {
-    resolved = fs.realpathSync(resolved)
-  } catch {
-    // Not a file (an embedding program): keep the resolved path.
-  }
-  return [process.execPath, resolved]
-}
+const akmInvocation = (): ReadonlyArray<string> => [process.execPath, path.resolve(process.argv[1] ?? "akm")]
 
 type Added = Effect.Effect.Success<ReturnType<typeof taskAdd>>
 type Enabled = Effect.Effect.Success<ReturnType<typeof taskEnable>>

@@ -46,6 +46,10 @@ interface ResolvedTask {
 const notATask = (ref: string, kind: string) =>
   new UsageError({ message: `${ref} is a ${kind}, not a task`, hint: "list tasks with `akm task list`" })
 
+/** A ref, or a bare name as `task add` takes it: `nightly` is `tasks/nightly` in an akm bundle. */
+const byName = (target: string) =>
+  target.includes("/") ? exportOf(target) : exportOf(target).pipe(Effect.catchTags({ NotFound: () => exportOf(`tasks/${target}`), RefNotFound: () => exportOf(`tasks/${target}`) }))
+
 /** An alias (of a task's binding or task record) or a ref → the task's export, binding and local record. */
 const resolveTask = Effect.fn("task.resolve")(function* (target: string) {
   const bindings = yield* Bindings
@@ -55,7 +59,7 @@ const resolveTask = Effect.fn("task.resolve")(function* (target: string) {
   const byAlias = plain ? yield* bindings.get(record?.alias ?? target) : undefined
   if (byAlias !== undefined && byAlias.kind !== "task") return yield* notATask(target, byAlias.kind)
   const ref = byAlias?.exportRef ?? record?.exportRef
-  const located = ref === undefined ? Either.right(yield* exportOf(target)) : yield* Effect.either(exportOf(ref))
+  const located = ref === undefined ? Either.right(yield* byName(target)) : yield* Effect.either(exportOf(ref))
   if (Either.isRight(located) && located.right.export.kind !== "task") return yield* notATask(located.right.export.ref, located.right.export.kind)
   if (Either.isLeft(located) && byAlias === undefined && record === undefined) return yield* Effect.fail(located.left)
   const exportRef = Either.isRight(located) ? located.right.export.ref : ref!
