@@ -90,10 +90,10 @@ const entriesFor = (records: ReadonlyArray<TaskRecord>, akm: AkmInvocation) =>
  * a table changed by another writer in between is read again and edited
  * again, never overwritten. Nothing is written when nothing changes.
  */
-const writeEntries = (entries: ReadonlyArray<CrontabEntry>) =>
+export const writeEntries = (entries: ReadonlyArray<CrontabEntry>, dataDir: string) =>
   Effect.gen(function* () {
     const crontab = yield* Crontab
-    const id = blockId((yield* WorkspaceConfig).paths.dataDir)
+    const id = blockId(dataDir)
     const where = yield* crontab.where
     for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
       const text = yield* crontab.read
@@ -219,7 +219,7 @@ export const taskEnable = Effect.fn("task.enable")(function* (input: TaskEnableI
   const record: TaskRecord = { alias: binding.alias, exportRef: binding.exportRef, digest: binding.digest, schedule: parsed.schedule, enabled: true, updatedAt: now }
   const before = resolved.record
   const others = (yield* tasks.list).filter((r) => r.enabled && r.alias !== record.alias)
-  const { where, written } = yield* writeEntries(yield* entriesFor([...others, record], input.akm))
+  const { where, written } = yield* writeEntries(yield* entriesFor([...others, record], input.akm), (yield* WorkspaceConfig).paths.dataDir)
   const unchanged = before?.enabled === true && before.digest === record.digest && before.schedule === record.schedule
   if (!unchanged || written) {
     yield* tasks.put(record)
@@ -246,7 +246,7 @@ export const taskDisable = Effect.fn("task.disable")(function* (target: string, 
   const ref = record?.exportRef ?? resolved.binding?.exportRef ?? (Either.isRight(resolved.located) ? resolved.located.right.export.ref : target)
   const tasks = yield* TaskStore
   const others = (yield* tasks.list).filter((r) => r.enabled && r.alias !== record?.alias)
-  const { where, written } = yield* writeEntries(yield* entriesFor(others, akm))
+  const { where, written } = yield* writeEntries(yield* entriesFor(others, akm), (yield* WorkspaceConfig).paths.dataDir)
   const wasEnabled = record?.enabled === true
   if (record !== undefined && wasEnabled) {
     yield* tasks.put({ ...record, enabled: false, updatedAt: yield* nowIso })
