@@ -321,6 +321,7 @@ export const taskRun = Effect.fn("task.run")(function* (input: TaskRunInput) {
   const alias = binding?.alias ?? resolved.record?.alias ?? defaultAlias(ref)
   const parsed = yield* parseTask(definition, Option.match(located, { onNone: () => ref, onSome: fileOf }))
   const bundle = Option.getOrUndefined(Option.map(located, (l) => l.bundle)) ?? ref.slice(0, ref.indexOf("//"))
+  if (parsed.kind === "workflow") yield* checkWorkflow(String(parsed.value), bundle)
   const { argv, stdin } = yield* targetArgv(parsed, bundle, input.akm)
   // Env references the operator bound (never values in the task): resolved now, for the child only.
   const credentials = yield* Credentials
