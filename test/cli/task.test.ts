@@ -40,7 +40,8 @@ beforeAll(async () => {
   // Adding the example bundle runs and schedules nothing (R-RT-1).
   const added = await akm(["bundle", "add", bundle, "--name", "runtime"])
   expect(added.code, added.stderr).toBe(0)
-  appendFileSync(join(workspace.configDir, "config.yaml"), `runtime:\n  crontabFile: ${crontab}\n`)
+  // The agent a prompt task hands its prompt to (on stdin): here, a shell that keeps it.
+  appendFileSync(join(workspace.configDir, "config.yaml"), `runtime:\n  crontabFile: ${crontab}\n  agentCommand: [sh, -c, "cat > ${join(work, "prompt-got")}"]\n`)
 }, 120_000)
 
 afterAll(() => {
@@ -122,6 +123,17 @@ describe("akm task (issue 20 done-when)", { timeout: 120_000 }, () => {
     await ok(["task", "disable", "mark"])
     writeFileSync(file, original)
     await ok(["index"])
+  })
+
+  it("a prompt task hands its prompt to runtime.agentCommand on stdin; a timeout stops the task (exit 124)", async () => {
+    writeFileSync(join(bundle, "tasks", "ask.yml"), "version: 2\nschedule: \"@weekly\"\nprompt: Summarise last week's incidents.\n")
+    writeFileSync(join(bundle, "tasks", "slow.yml"), "version: 2\nschedule: \"@daily\"\ncommand: [sleep, \"30\"]\ntimeout: 1s\n")
+    await ok(["index"])
+    expect((await ok(["task", "run", "ask"])).exit).toBe(0)
+    expect(readFileSync(join(work, "prompt-got"), "utf8")).toBe("Summarise last week's incidents.")
+    const slow = await akm(["task", "run", "slow"])
+    expect(slow.code).toBe(124)
+    expect((await ok(["task", "history", "slow"])).runs[0]).toMatchObject({ status: "timeout", exit: 124 })
   })
 
   it("a scheduled run of a task disabled since is skipped", async () => {
