@@ -325,7 +325,9 @@ export const taskRun = Effect.fn("task.run")(function* (input: TaskRunInput) {
   const { argv, stdin } = yield* targetArgv(parsed, bundle, input.akm)
   // Env references the operator bound (never values in the task): resolved now, for the child only.
   const credentials = yield* Credentials
-  const inject: Record<string, string> = {}
+  // The child's `akm …` uses this workspace even when it was chosen with --data-dir and friends.
+  const paths = (yield* WorkspaceConfig).paths
+  const inject: Record<string, string> = { AKM_CONFIG_DIR: paths.configDir, AKM_DATA_DIR: paths.dataDir, AKM_CACHE_DIR: paths.cacheDir }
   for (const [key, reference] of Object.entries(binding?.env ?? {})) inject[key] = Redacted.value(yield* credentials.resolve(reference))
   const tasks = yield* TaskStore
   const started = yield* Clock.currentTimeMillis
