@@ -36,4 +36,8 @@ export { SandboxIndexMiniSearch } from "./layers/memory/SandboxIndexMiniSearch.j
 export { BindingsSqlite, BindingsMemory } from "./layers/sqlite/BindingsSqlite.js"
 export { EnvFilesNode } from "./layers/fs/EnvFilesNode.js"
 export { ChildProcessNode } from "./layers/process/ChildProcessNode.js"
+export { CrontabFile } from "./layers/runtime/CrontabFile.js"
+export { CrontabProgram } from "./layers/runtime/CrontabProgram.js"
+export { CrontabLive, makeCrontabLive } from "./layers/runtime/CrontabLive.js"
+export { TaskStoreSqlite, TaskStoreMemory } from "./layers/sqlite/TaskStoreSqlite.js"
 export { CredentialsLive } from "./layers/runtime/CredentialsLive.js"

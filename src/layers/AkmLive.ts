@@ -29,6 +29,8 @@ import { BindingsSqlite } from "./sqlite/BindingsSqlite.js"
 import { EnvFilesNode } from "./fs/EnvFilesNode.js"
 import { ChildProcessNode } from "./process/ChildProcessNode.js"
 import { CredentialsLive } from "./runtime/CredentialsLive.js"
+import { CrontabLive } from "./runtime/CrontabLive.js"
+import { TaskStoreSqlite } from "./sqlite/TaskStoreSqlite.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -68,8 +70,11 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     // Hybrid search (R-SRCH-4): inert unless config search.embeddings is set.
     EmbeddingsLive,
     BindingsSqlite,
-    ChildProcessNode
+    ChildProcessNode,
+    TaskStoreSqlite
   ).pipe(
+    // Tasks (spec 07 §3): the scheduler table config.yaml names (runtime.crontabFile), else the user's crontab.
+    Layer.provideMerge(CrontabLive),
     // Runtime (spec 07): credentials read secret files through EnvFiles.
     Layer.provideMerge(CredentialsLive),
     Layer.provideMerge(EnvFilesNode),

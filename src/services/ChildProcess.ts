@@ -13,6 +13,6 @@ export class ChildNotStarted {
  * caller forwards (128 + n for a signal).
  */
 export class ChildProcess extends Context.Tag("akm/ChildProcess")<ChildProcess, {
-  /** `inject` is added over akm's own environment, for the child only. */
-  readonly run: (argv: ReadonlyArray<string>, inject: Readonly<Record<string, string>>, cwd: string) => Effect.Effect<number, ChildNotStarted>
+  /** `inject` is added over akm's own environment, for the child only; `stdin` (a task's prompt) is piped in, else inherited. */
+  readonly run: (argv: ReadonlyArray<string>, inject: Readonly<Record<string, string>>, cwd: string, options?: { readonly stdin?: string }) => Effect.Effect<number, ChildNotStarted>
 }>() {}

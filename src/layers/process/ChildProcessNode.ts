@@ -14,14 +14,20 @@ const signalExit = (signal: NodeJS.Signals): number => 128 + (constants.signals[
 export const ChildProcessNode = Layer.succeed(
   ChildProcess,
   ChildProcess.of({
-    run: (argv, inject, cwd) =>
+    run: (argv, inject, cwd, options) =>
       Effect.async<number, ChildNotStarted>((resume) => {
         const [program, ...args] = argv
         if (program === undefined) {
           resume(Effect.fail(new ChildNotStarted("", "no command to run", "put the command after `--`, e.g. `akm env run <ref> -- node app.js`")))
           return
         }
-        const child = spawn(program, args, { cwd, env: { ...process.env, ...inject }, stdio: "inherit", shell: false })
+        const stdin = options?.stdin
+        const child = spawn(program, args, { cwd, env: { ...process.env, ...inject }, stdio: [stdin === undefined ? "inherit" : "pipe", "inherit", "inherit"], shell: false })
+        if (stdin !== undefined && child.stdin !== null) {
+          // A child that exits without reading its input is not an error of akm's.
+          child.stdin.on("error", () => undefined)
+          child.stdin.end(stdin)
+        }
         child.once("error", (error: NodeJS.ErrnoException) => {
           resume(Effect.fail(new ChildNotStarted(program, `cannot start '${program}': ${error.code === "ENOENT" ? "no such command" : error.code ?? "failed"}`, "check the command name and PATH; akm runs it directly, without a shell")))
         })

@@ -211,6 +211,32 @@ export const stateMigrations: Migrations = {
       at TEXT NOT NULL
     )`,
     "CREATE INDEX improve_outcomes_proposal ON improve_outcomes (proposal_id)"
+  ),
+  // Tasks (spec 07 §3, docs/decisions/0026-task-scheduling.md): which are enabled and with what schedule and
+  // approved digest the scheduler entry was written, and each run's exit status and duration (R-RT-6).
+  "0010_tasks": exec(
+    `CREATE TABLE tasks (
+      alias TEXT PRIMARY KEY,
+      export_ref TEXT NOT NULL,
+      digest TEXT NOT NULL,
+      schedule TEXT NOT NULL,
+      enabled INTEGER NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+    `CREATE TABLE task_runs (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      alias TEXT NOT NULL,
+      export_ref TEXT NOT NULL,
+      digest TEXT NOT NULL,
+      trigger TEXT NOT NULL,
+      target TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      finished_at TEXT,
+      duration_ms INTEGER,
+      exit INTEGER,
+      status TEXT NOT NULL
+    )`,
+    "CREATE INDEX task_runs_alias ON task_runs (alias, id)"
   )
 }
 

@@ -21,6 +21,9 @@ import { LogStoreMemory } from "../sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "../sqlite/ProposalStoreSqlite.js"
 import { RedactorSqlite } from "../sqlite/RedactorSqlite.js"
 import { BindingsSqlite } from "../sqlite/BindingsSqlite.js"
+import { TaskStoreSqlite } from "../sqlite/TaskStoreSqlite.js"
+import { crontabFile } from "../runtime/CrontabFile.js"
+import { makeCrontabLive } from "../runtime/CrontabLive.js"
 import { EnvFilesNode } from "../fs/EnvFilesNode.js"
 import { ChildProcessNode } from "../process/ChildProcessNode.js"
 import { CredentialsLive } from "../runtime/CredentialsLive.js"
@@ -50,7 +53,9 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode, TaskStoreSqlite).pipe(
+  // Never the real crontab: without runtime.crontabFile, a file in the temp workspace.
+  Layer.provideMerge(makeCrontabLive((paths) => crontabFile(path.join(paths.configDir, "crontab")))),
   Layer.provideMerge(CredentialsLive),
   Layer.provideMerge(EnvFilesNode),
   Layer.provideMerge(ChangeValidatorIndexed),

@@ -5,6 +5,7 @@ import type { CreateRequest } from "../../../src/domain/Adapter.js"
 import { akmTaskAdapter, makeAkmTaskAdapter } from "../../../src/layers/adapters/akm-task/index.js"
 import { akmTaskRules } from "../../../src/layers/adapters/akm-task/rules.js"
 import { scheduleProblem } from "../../../src/layers/adapters/akm-task/schedule.js"
+import { describeFireTimes, nextFireTimes } from "../../../src/domain/CronSchedule.js"
 import { readTask } from "../../../src/layers/adapters/akm-task/taskDefinition.js"
 import { builtInRegistry, selectAdapter } from "../../../src/layers/adapters/registry.js"
 import { codes, contextFromTree, probeContextFromTree, scanDir, scanTree, treeFromDir, type Tree } from "../../support/adapterHarness.js"
@@ -103,11 +104,32 @@ describe("akm-task: the definition checks", () => {
     expect(scheduleProblem("0 0 0 * *")).toBe("field 3 (day of month): 0 is outside 1–31")
     expect(scheduleProblem("0 0 * 13 *")).toBe("field 4 (month): 13 is outside 1–12")
     expect(scheduleProblem("0 0 * * 8")).toBe("field 5 (day of week): 8 is outside 0–7")
-    expect(scheduleProblem("*/0 * * * *")).toBe("field 1 (minute): step '0' in '*/0' must be a positive whole number")
-    expect(scheduleProblem("5-1 * * * *")).toBe("field 1 (minute): range '5-1' runs backwards")
+    expect(scheduleProblem("*/0 * * * *")).toBe("field 1 (minute): Syntax error, illegal stepping: 0")
+    expect(scheduleProblem("5-1 * * * *")).toBe("field 1 (minute): From value is larger than to value: '5-1'")
+    // croner accepts these; crontab(5) does not, so neither does akm.
+    expect(scheduleProblem("0 0 L * *")).toBe("field 3 (day of month): 'L' is not a number")
+    expect(scheduleProblem("0 0 * * 1#2")).toBe("field 5 (day of week): '1#2' is not a number or a name (SUN–SAT)")
+    expect(scheduleProblem("0 0 0 0 * *")).toMatch(/^expected 5 cron fields/)
+    expect(scheduleProblem("0 0 30 2 *")).toBe("no date matches it (e.g. 30 February); it would never run")
     expect(scheduleProblem("0 0 * * FUNDAY")).toBe("field 5 (day of week): 'FUNDAY' is not a number or a name (SUN–SAT)")
     expect(scheduleProblem("0 0 ? * *")).toBe("field 3 (day of month): '?' is not a number")
     expect(scheduleProblem("@fortnightly")).toMatch(/^unknown macro '@fortnightly'/)
+  })
+
+  it("lint fires on a bad schedule and stays silent on good ones", () => {
+    const lint = (schedule: string) => codes(scanTree(akmTaskAdapter, { "t.yml": `version: 2\nschedule: "${schedule}"\ncommand: [echo, hi]\n` }).diagnostics)
+    for (const bad of ["61 * * * *", "0 0 * * 1#2", "@fortnightly", "0 0 30 2 *"]) expect(lint(bad), bad).toEqual(["invalid-schedule"])
+    for (const good of ["0 3 * * *", "@reboot", "*/5 * * * MON-FRI"]) expect(lint(good), good).toEqual([])
+  })
+
+  it("knows the next fire times; @reboot fires at boot", () => {
+    const from = new Date(2026, 0, 1, 12, 0)
+    expect(nextFireTimes("0 3 * * *", from)).toEqual([new Date(2026, 0, 2, 3, 0), new Date(2026, 0, 3, 3, 0), new Date(2026, 0, 4, 3, 0)])
+    expect(nextFireTimes("@monthly", from)).toEqual([new Date(2026, 1, 1), new Date(2026, 2, 1), new Date(2026, 3, 1)])
+    // Vixie cron: a day matches when day-of-month OR day-of-week does.
+    expect(nextFireTimes("0 0 13 * FRI", from, 2)).toEqual([new Date(2026, 0, 2), new Date(2026, 0, 9)])
+    expect(describeFireTimes(nextFireTimes("@reboot", from))).toEqual(["at boot"])
+    expect(nextFireTimes("nonsense", from)).toEqual([])
   })
 
   it("never runs anything: reading a task is pure (R-RT-1)", () => {
