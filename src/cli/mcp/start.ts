@@ -1,3 +1,4 @@
+import { boundHeapGrowth } from "./heapTrim.js"
 import { Cause, Effect, Exit, Fiber, Layer, type Redacted } from "effect"
 import { EnvFilesNode } from "../../layers/fs/EnvFilesNode.js"
 import { CredentialsLive } from "../../layers/runtime/CredentialsLive.js"
@@ -79,6 +80,7 @@ const serverLayer = (options: McpStartOptions) =>
  * once, on the first call, and closed when the server ends.
  */
 export const startMcp = (options: McpStartOptions): RunningMcp => {
+  boundHeapGrowth()
   const program = Effect.flatMap(serverLayer(options), (layer) => Layer.launch(layer.pipe(Layer.provide(stderrLogs(options.verbose === true)))))
   const fiber = Effect.runFork(program)
   const done = Effect.runPromise(Fiber.await(fiber)).then((exit) => {
