@@ -5,6 +5,7 @@ import type { CrashPoints } from "../services/CrashPoints.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
 import { GitHistoryIsomorphic } from "./git/GitHistoryIsomorphic.js"
+import { GitSyncIsomorphic } from "./git/GitSyncIsomorphic.js"
 import { MaterializerLive } from "./materializers/MaterializerLive.js"
 import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
@@ -68,7 +69,8 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     // Hybrid search (R-SRCH-4): inert unless config search.embeddings is set.
     EmbeddingsLive,
     BindingsSqlite,
-    ChildProcessNode
+    ChildProcessNode,
+    GitSyncIsomorphic
   ).pipe(
     // Runtime (spec 07): credentials read secret files through EnvFiles.
     Layer.provideMerge(CredentialsLive),
