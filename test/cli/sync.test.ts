@@ -138,7 +138,7 @@ describe("akm sync", () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({ dryRun: true, bundles: [{ action: "fast-forward", to: tip, changed: ["knowledge/new.md"] }] })
     expect(snapshot(me.checkout)).toBe(before)
-    const text = await me.ws.run(["sync", "--dry-run", "--allow-insecure"])
+    const text = await me.ws.run(["sync", "--dry-run", "--allow-insecure", "--format", "text"])
     expect(text.stdout).toContain("would fast-forward")
   }, 120_000)
 
