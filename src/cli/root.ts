@@ -25,6 +25,7 @@ import { scopeCommand } from "./scope.js"
 import { rulesCommand } from "./rules.js"
 import { searchCommand } from "./search.js"
 import { showCommand } from "./show.js"
+import { syncCommand } from "./sync.js"
 import { bindCommand, bindingsCommand, unbindCommand } from "./bind.js"
 import { taskCommand } from "./task.js"
 import { envCommand } from "./env.js"
@@ -35,6 +36,6 @@ export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand, briefCommand, scopeCommand, taskCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand, briefCommand, scopeCommand, taskCommand, syncCommand])
 )
 

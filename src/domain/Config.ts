@@ -49,7 +49,11 @@ export const BundleConfig = Schema.Struct({
   adapter: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   writable: Schema.optional(Schema.Boolean),
   refresh: Schema.optional(Interval),
-  git: Schema.optional(Schema.Struct({ commit: Schema.optional(Schema.Boolean) }))
+  git: Schema.optional(Schema.Struct({
+    commit: Schema.optional(Schema.Boolean),
+    /** `akm sync`: the https credential as a reference (spec 01 §6: env:VAR or secret:<ref>; default env:AKM_GIT_TOKEN). */
+    token: Schema.optional(Schema.String.pipe(Schema.filter((ref) => /^(env:[A-Za-z_][A-Za-z0-9_]*|secret:\S+)$/.test(ref) || "a credential reference: env:VAR or secret:<ref>, never the token itself")))
+  }))
 })
 export type BundleConfig = typeof BundleConfig.Type
 

@@ -5,6 +5,7 @@ import type { CrashPoints } from "../services/CrashPoints.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
 import { GitHistoryIsomorphic } from "./git/GitHistoryIsomorphic.js"
+import { GitSyncIsomorphic } from "./git/GitSyncIsomorphic.js"
 import { MaterializerLive } from "./materializers/MaterializerLive.js"
 import { ItemProjectorWorkers } from "./projector/ItemProjectorWorkers.js"
 import { ProgressStderr } from "./fs/ProgressTerminal.js"
@@ -71,7 +72,8 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     EmbeddingsLive,
     BindingsSqlite,
     ChildProcessNode,
-    TaskStoreSqlite
+    TaskStoreSqlite,
+    GitSyncIsomorphic
   ).pipe(
     // Tasks (spec 07 §3): the scheduler table config.yaml names (runtime.crontabFile), else the user's crontab.
     Layer.provideMerge(CrontabLive),

@@ -66,6 +66,14 @@ export interface ApplyRequest {
   readonly changes: ReadonlyArray<FileChange>
   /** The git commit message for bundles that commit their changes. */
   readonly message?: string
+  /**
+   * Overrides the bundle's git.commit for this set: false when the set only
+   * brings the work tree up to commits that exist already (`akm sync`
+   * fast-forward), true when it replays akm's own commits.
+   */
+  readonly gitCommit?: boolean
+  /** false skips step 5: the set carries changes validated before (a teammate's pushed commits, a replayed accept). */
+  readonly validate?: boolean
 }
 
 export interface ApplyResult {

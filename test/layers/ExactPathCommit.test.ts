@@ -33,6 +33,14 @@ const write = (dir: string, rel: string, text: string) => {
 }
 
 describe("commitExactPaths", () => {
+  it("moves the branch HEAD names and leaves HEAD on it (never detached)", async () => {
+    const dir = await repository({ "a.md": "a1" })
+    write(dir, "a.md", "a2")
+    const commit = await commitExactPaths(dir, ["a.md"], "akm: apply p0", Date.now())
+    expect(gitCli(dir, "symbolic-ref", "HEAD").trim()).toBe("refs/heads/main")
+    expect(gitCli(dir, "rev-parse", "refs/heads/main").trim()).toBe(commit!.sha)
+  })
+
   it("commits only the given paths; an unrelated dirty file and an unrelated staged file stay out and keep their state", async () => {
     const dir = await repository({ "a.md": "a1", "b.md": "b1", "sub/c.md": "c1", "sub/keep.md": "k" })
     const before = gitCli(dir, "rev-parse", "HEAD").trim()

@@ -90,7 +90,8 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "brief write": ["briefWrite"],
   "brief check": ["briefCheck"],
   "brief explain": ["briefExplain"],
-  "scope plan": ["scopePlan"]
+  "scope plan": ["scopePlan"],
+  "sync": ["sync"]
 }
 
 interface Node {
@@ -104,7 +105,7 @@ const leaves = (node: Node, path: ReadonlyArray<string> = []): ReadonlyArray<str
 /** Live layers an embedder needs to rebuild makeAkmLive's graph or swap a piece of it. */
 const LAYERS = [
   "AkmLive", "makeAkmLive", "StateDbLive", "StateDbMemory", "StateStoreSqlite", "UsageLogSqlite", "RedactorSqlite", "ProposalStoreSqlite",
-  "TokenizerGpt", "LogStoreSqlite", "MaterializerLive", "TransactionEngineLive", "GitHistoryIsomorphic", "ItemProjectorWorkers",
+  "TokenizerGpt", "LogStoreSqlite", "MaterializerLive", "TransactionEngineLive", "GitHistoryIsomorphic", "GitSyncIsomorphic", "ItemProjectorWorkers",
   "ItemProjectorInProcess", "ChangeValidatorIndexed", "IndexStoreSqlite", "IndexStoreMiniSearch", "ProgressStderr", "ProgressSilent",
   "AdaptersBuiltIn", "CrashPointsNone", "BundleFilesNode", "WorkspaceConfigLive", "NodeContextLive"
 ]

@@ -14,12 +14,20 @@ export interface GitHttpServer {
 const HEADER_END = Buffer.from("\r\n\r\n")
 const HEADER_END_LF = Buffer.from("\n\n")
 
+export interface GitHttpServerOptions {
+  /** Every request needs HTTP Basic auth with this password (else 401 with a challenge); pushes are then allowed. */
+  readonly token?: string
+  /** Accept pushes (receive-pack) without auth. */
+  readonly receivePack?: boolean
+}
+
 /**
  * A real git smart-HTTP server for tests: node:http on 127.0.0.1 (port 0)
  * running `git http-backend` as a CGI program per request, serving every
- * repository below `projectRoot` read-only (upload-pack only).
+ * repository below `projectRoot` — read-only (upload-pack only) unless
+ * `options` allow pushes.
  */
-export const startGitHttpServer = async (projectRoot: string, home: string): Promise<GitHttpServer> => {
+export const startGitHttpServer = async (projectRoot: string, home: string, options: GitHttpServerOptions = {}): Promise<GitHttpServer> => {
   const children = new Set<ChildProcess>()
   let requests = 0
   const server = http.createServer((req, res) => {
@@ -29,8 +37,16 @@ export const startGitHttpServer = async (projectRoot: string, home: string): Pro
       const value = req.headers[name]
       return Array.isArray(value) ? value.join(", ") : value ?? ""
     }
+    if (options.token !== undefined) {
+      const given = /^Basic (.+)$/.exec(header("authorization"))?.[1]
+      const password = given === undefined ? undefined : Buffer.from(given, "base64").toString("utf8").split(":").slice(1).join(":")
+      if (password !== options.token) return void res.writeHead(401, { "WWW-Authenticate": 'Basic realm="akm-test"' }).end("authentication required")
+    }
+    const pushes = options.token !== undefined || options.receivePack === true
     const child = spawn("git", ["http-backend"], {
       env: {
+        // http-backend serves receive-pack only to an authenticated user.
+        ...(pushes ? { REMOTE_USER: "akm-test" } : {}),
         ...gitEnv(home),
         GIT_PROJECT_ROOT: projectRoot,
         GIT_HTTP_EXPORT_ALL: "1",

@@ -23,7 +23,7 @@ import {
   type ResolveResult
 } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
-import { commitExactPaths, findRepository } from "../git/ExactPathCommit.js"
+import { AKM_TRAILER, commitExactPaths, findRepository } from "../git/ExactPathCommit.js"
 import { workspaceLease } from "../sqlite/leaseEvents.js"
 import { getBlob, putBlob, sweepBlobTemps } from "./transaction/BlobStore.js"
 import { workspaceBundles, type BundleResolver, type TargetBundle } from "./transaction/Bundles.js"
@@ -153,11 +153,11 @@ const planSteps = (id: string, changes: ReadonlyArray<FileChange>, bundles: Read
   return steps
 }
 
-const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>, now: number): Journal => {
+const journalOf = (id: string, op: Op, message: string | undefined, steps: ReadonlyArray<Step>, now: number, gitCommit?: boolean): Journal => {
   const bundles: Record<string, { root: string; gitCommit: boolean }> = {}
   const dirs = new Map<string, { bundle: string; path: string }>()
   for (const step of steps) {
-    bundles[step.bundle.name] = { root: step.bundle.root, gitCommit: step.bundle.gitCommit }
+    bundles[step.bundle.name] = { root: step.bundle.root, gitCommit: gitCommit ?? step.bundle.gitCommit }
     for (const dir of step.missingDirs) dirs.set(`${step.bundle.name}\0${dir}`, { bundle: step.bundle.name, path: dir })
   }
   return {
@@ -234,7 +234,8 @@ const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (poi
   Effect.gen(function* () {
     const commits: Array<{ bundle: string; sha: string }> = []
     const warnings: Array<string> = []
-    const message = journal.message ?? `akm: ${journal.op} ${journal.id}`
+    // The trailer marks the commit as akm's own exact-path commit: `akm sync` replays only such commits (docs/decisions/0029-sync.md).
+    const message = `${(journal.message ?? `akm: ${journal.op} ${journal.id}`).replace(/\s+$/, "")}\n\n${AKM_TRAILER}: ${journal.id}\n`
     const final = finalTargets(located)
     for (const [bundle, { root, gitCommit }] of Object.entries(journal.bundles)) {
       if (!gitCommit) continue
@@ -320,7 +321,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       const steps = planned as ReadonlyArray<Step>
 
       // Step 5: adapter validation of the overlay.
-      if (validate) {
+      if (validate && request.validate !== false) {
         const errors: Array<Diagnostic> = []
         for (const bundle of bundles.values()) {
           const changes = request.changes.filter((c) => c.bundle === bundle.name)
@@ -333,7 +334,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       }
 
       // Steps 6–9, then 11, then the journal goes.
-      const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis)
+      const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis, request.gitCommit)
       yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
       const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
       // The finished record outlives the journal until the caller has recorded the outcome.

@@ -19,6 +19,9 @@ export interface ExactPathCommit {
   readonly paths: ReadonlyArray<string>
 }
 
+/** The commit message trailer that names the transaction of an akm commit; `akm sync` recognises akm's own commits by it. */
+export const AKM_TRAILER = "Akm-Transaction"
+
 const DEFAULT_AUTHOR = { name: "akm", email: "akm@localhost" }
 
 /** The repository's top directory containing `dir`, or undefined when it is not inside one. */
@@ -113,8 +116,9 @@ export const commitExactPaths = async (root: string, paths: ReadonlyArray<string
     return row === undefined || (row[1] === 1 && row[3] === 1) || (row[1] === 0 && row[3] === 0)
   }))
 
-  const branch = await resolveOrUndefined(dir, "HEAD", 1)
-  const target = branch !== undefined && branch.startsWith("refs/") ? branch : "HEAD"
+  // The branch HEAD names (undefined when detached): the commit moves the branch, never detaches HEAD.
+  const branch = await git.currentBranch({ fs, dir, fullname: true }).catch(() => undefined)
+  const target = typeof branch === "string" && branch.startsWith("refs/") ? branch : "HEAD"
   for (let attempt = 0; attempt < 3; attempt++) {
     const parent = await resolveOrUndefined(dir, "HEAD")
     const baseTree = parent === undefined ? undefined : (await git.readCommit({ fs, dir, oid: parent })).commit.tree
