@@ -12,6 +12,7 @@ import { proposalDiff } from "../programs/proposals/diff.js"
 import { proposalList } from "../programs/proposals/list.js"
 import { proposalNew } from "../programs/proposals/new.js"
 import { proposalReject } from "../programs/proposals/reject.js"
+import { proposalRefresh, type RefreshResult } from "../programs/proposals/refresh.js"
 import { proposalRecover, type RecoverResult } from "../programs/proposals/resolve.js"
 import { proposalRevert } from "../programs/proposals/revert.js"
 import { proposalShow, type ProposalView } from "../programs/proposals/show.js"
@@ -192,7 +193,33 @@ const submit = Command.make(
       runCommand(o, program, submitView, (r) => (r.proposalId === undefined ? 1 : 0)))
 ).pipe(Command.withDescription("Verify an agent's candidate files from a work packet and make them a proposal. Example: akm proposal submit 1a2b3c4d"))
 
+const refreshView: View<RefreshResult> = {
+  text: (r, s) =>
+    [
+      r.outcome === "refreshed"
+        ? `${s.green("✓")} refreshed ${shortId(r.from.id)} into ${shortId(r.proposal!.id)} (pending review) ${r.proposal!.title}`
+        : r.outcome === "conflict"
+          ? `${s.yellow("!")} refreshed ${shortId(r.from.id)} into ${shortId(r.proposal!.id)} with merge conflicts (pending; cannot be accepted until resolved) ${r.proposal!.title}`
+          : r.outcome === "current"
+            ? `${s.green("✓")} ${shortId(r.from.id)} is current: nothing to refresh`
+            : `${s.green("✓")} ${shortId(r.from.id)}: the files already hold its change; closed as superseded`,
+      ...r.files.map((f) => `  ${f.result === "conflict" ? s.red(f.result) : f.result}  ${f.bundle}//${f.path}${f.conflicts === undefined ? "" : s.dim(` (${f.conflicts} conflict${f.conflicts === 1 ? "" : "s"})`)}`),
+      ...(r.hint === undefined ? [] : [s.dim(`  ${r.hint}`)])
+    ].join("\n"),
+  rows: (r) => r.files
+}
+
+const refresh = Command.make(
+  "refresh",
+  {
+    id,
+    file: Options.text("file").pipe(Options.withPseudoName("path=@file"), Options.withDescription("path=@local-file: the resolved bytes for one of the proposal's paths (after a merge conflict; repeatable)"), Options.repeated),
+    ...globalOptions
+  },
+  (o) => runCommand(o, proposalRefresh(o.id, { files: o.file, ...callerContext() }), refreshView, (r) => (r.outcome === "conflict" ? 1 : 0))
+).pipe(Command.withDescription("Carry a stale proposal onto the current files by a three-way merge, as a new proposal for review. Example: akm proposal refresh 1a2b3c4d"))
+
 export const proposalCommand = Command.make("proposal").pipe(
   Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal. Example: akm proposal list --status pending"),
-  Command.withSubcommands([list, show, diff, accept, reject, revert, recover, create, submit])
+  Command.withSubcommands([list, show, diff, accept, reject, revert, recover, create, submit, refresh])
 )

@@ -195,4 +195,17 @@ export interface BundleAdapter {
    * offers nothing to run or inject.
    */
   readonly exports?: (ctx: ValidateContext) => Effect.Effect<ReadonlyArray<RuntimeExport>>
+  /**
+   * Generated listing files (okf: every directory's `index.md`, OKF §8): each
+   * listing as it should read now, given the tree `ctx` lists. Reads only; a
+   * program turns differences into one proposal (`akm okf index --write`).
+   * Never run by `akm index`. Absent: the format has no generated listings.
+   */
+  readonly listings?: (ctx: ValidateContext) => Effect.Effect<ReadonlyArray<Listing>>
+}
+
+/** A generated listing file: its bundle-relative path and the text it should have. */
+export interface Listing {
+  readonly path: string
+  readonly text: string
 }

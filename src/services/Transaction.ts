@@ -204,4 +204,9 @@ export class Transaction extends Context.Tag("akm/Transaction")<Transaction, {
   readonly resolve: (request: ResolveRequest) => Effect.Effect<ResolveResult, TransactionRefused | WorkspaceUnavailable>
   /** A backed-up blob by its sha256, or undefined when the store does not hold it intact. */
   readonly blob: (hash: string) => Effect.Effect<Uint8Array | undefined, WorkspaceUnavailable>
+  /**
+   * Keeps bytes in the same content-addressed store and returns their sha256:
+   * a proposal's before-bytes, the base `akm proposal refresh` merges from.
+   */
+  readonly keep: (bytes: Uint8Array) => Effect.Effect<string, WorkspaceUnavailable>
 }>() {}

@@ -19,7 +19,7 @@ describe("planCompletion (the command tree alone)", () => {
     expect(plan("s").candidates).toEqual(["search", "show", "secret", "scope", "sync"])
     expect(plan("bundle", "").candidates).toEqual(["add", "create", "list", "show", "update", "rename", "remove", "export"])
     expect(plan("bundle", "re").candidates).toEqual(["rename", "remove"])
-    expect(plan("proposal", "re").candidates).toEqual(["reject", "revert", "recover"])
+    expect(plan("proposal", "re").candidates).toEqual(["reject", "revert", "recover", "refresh"])
   })
 
   it("offers option names, long and short, and leaves out an option already given", () => {

@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url"
 import { Effect, Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { okfAdapter, updateConcept } from "../../src/layers/adapters/okf/index.js"
-import { probeContextFromTree, scanDir, treeFromDir } from "../support/adapterHarness.js"
+import { okfListings } from "../../src/layers/adapters/okf/indexListing.js"
+import { contextFromTree, probeContextFromTree, scanDir, treeFromDir } from "../support/adapterHarness.js"
 
 /**
  * The shared OKF bundles (corpora/okf, spec 10 §4): read in place from
@@ -61,6 +62,19 @@ describe.skipIf(!existsSync(bundles))("okf conformance: shared bundles", () => {
         const changed = before.flatMap((line, i) => (line === after[i] ? [] : [[line, after[i]]]))
         expect(changed).toEqual([[before.find((l) => l.startsWith("title:")), "title: Edited title"]])
       }
+    })
+
+    it("okf index finds every index.md current (hand-worded entries kept), and re-adds an entry taken out", () => {
+      const tree = treeFromDir(root, { includeHidden: true })
+      const listings = Effect.runSync(okfListings(contextFromTree(tree)))
+      expect(listings.length).toBeGreaterThan(1)
+      for (const listing of listings) expect(listing.text).toBe(tree[listing.path])
+      // Take the first concept entry out of a folder index: generation puts it back, as a generated line.
+      const folderIndex = listings.find((l) => l.path !== "index.md" && /\]\([^)/]+\.md\)/.test(l.text))!
+      const withoutFirst = folderIndex.text.replace(/^\* \[[^\n]*\.md\)[^\n]*\n/m, "")
+      const regenerated = Effect.runSync(okfListings(contextFromTree({ ...tree, [folderIndex.path]: withoutFirst }))).find((l) => l.path === folderIndex.path)!
+      expect(regenerated.text).not.toBe(withoutFirst)
+      expect(regenerated.text.split("\n").length).toBe(folderIndex.text.split("\n").length)
     })
   })
 

@@ -56,6 +56,8 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "completions": null,
   "mcp": null,
   "proposal submit": ["proposalSubmit"],
+  "proposal refresh": ["proposalRefresh"],
+  "okf index": ["okfIndex"],
   "evidence list": ["listEvidence"],
   "evidence add": ["addEvidence"],
   "evidence dismiss": ["dismissEvidence"],

@@ -97,7 +97,8 @@ describe("proposals", () => {
       const failed = yield* proposalShow(made.id)
       expect(failed).toMatchObject({ status: "failed", reason: expect.stringContaining("knowledge/setup.md") })
       expect(failed.outcomes).toMatchObject([{ kind: "failed", error: { tag: "StaleBeforeHash", path: "knowledge/setup.md" } }])
-      expect(failure(yield* Effect.exit(proposalAccept(made.id)))).toMatchObject({ _tag: "Conflict", hint: expect.stringContaining("make it again") })
+      expect(error.hint).toContain(`akm proposal refresh ${made.id.slice(0, 8)}`)
+      expect(failure(yield* Effect.exit(proposalAccept(made.id)))).toMatchObject({ _tag: "Conflict", hint: expect.stringContaining("akm proposal refresh") })
     }).pipe(Effect.provide(AkmTest)))
 
   it.effect("revert refuses naming a file edited after accept, and the proposal stays accepted", () =>

@@ -694,6 +694,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
         })
       ),
     blob: (hash) => io(paths.archiveDir, () => getBlob(paths.archiveDir, hash)),
+    keep: (bytes) => io(paths.archiveDir, () => putBlob(paths.archiveDir, bytes)),
     finished: io(paths.txnDir, () =>
       listFinished(paths.txnDir).flatMap((record): ReadonlyArray<FinishedSet> => ("problem" in record ? [] : [{
         id: record.id,

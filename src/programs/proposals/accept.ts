@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import { Conflict } from "../../domain/Errors.js"
 import { shortId, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
-import { Transaction, type AppliedChange } from "../../services/Transaction.js"
+import { StaleBeforeHash, Transaction, type AppliedChange } from "../../services/Transaction.js"
 import { indexBundles } from "../indexBundles.js"
 import { bundlesOf, findProposal, now } from "./lookup.js"
 import { recordFinished, recoverWrites } from "./recover.js"
@@ -25,7 +25,9 @@ export const outcomeError = (error: { readonly _tag: string; readonly message: s
 })
 
 const why = (p: Proposal): string =>
-  p.status === "failed" ? ` (${p.reason ?? "it failed"}); make it again from the current files` : p.status === "accepted" ? "; undo it with `akm proposal revert`" : ""
+  p.status === "failed"
+    ? ` (${p.reason ?? "it failed"}); ${p.reason?.includes("changed since") === true ? `carry it onto the current files with \`akm proposal refresh ${shortId(p.id)}\`` : "make it again from the current files"}`
+    : p.status === "accepted" ? "; undo it with `akm proposal revert`" : ""
 
 export const notPending = (p: Proposal, verb: string) =>
   new Conflict({ message: `proposal ${shortId(p.id)} is ${p.status}, not pending; only a pending proposal can be ${verb}`, hint: `see \`akm proposal show ${shortId(p.id)}\`${why(p)}` })
@@ -62,7 +64,9 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
     const first = errors[0]
     return yield* new Conflict({
       message: `proposal ${shortId(proposal.id)} does not validate${first === undefined ? "" : `: ${first.path}: ${first.message} [${first.code}]`}`,
-      hint: `see \`akm proposal show ${shortId(proposal.id)}\`; reject it and make a corrected one`
+      hint: first?.code === "merge-conflict"
+        ? `it carries merge conflicts: see them with \`akm proposal diff ${shortId(proposal.id)}\`, then give the resolved file with \`akm proposal refresh ${shortId(proposal.id)} --file <path>=@<resolved-file>\``
+        : `see \`akm proposal show ${shortId(proposal.id)}\`; reject it and make a corrected one`
     })
   }
   const by = options.by ?? "user"
@@ -78,6 +82,10 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
       yield* store.decide(proposal.id, { from: ["pending"], to: "failed", at, by, reason: error.message, outcome: { error: outcomeError(error) } })
     } else {
       yield* store.refused(proposal.id, at, outcomeError(error))
+    }
+    // A stale file is not the end of a reviewed change: refresh carries it onto the current bytes.
+    if (error._tag === "StaleBeforeHash") {
+      return yield* new StaleBeforeHash({ ...error, hint: `carry it forward onto the current files with \`akm proposal refresh ${shortId(proposal.id)}\` (a three-way merge into a new proposal for review)` })
     }
     return yield* Effect.fail(error)
   }

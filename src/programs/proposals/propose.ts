@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto"
 import { Effect } from "effect"
 import { Conflict, UsageError } from "../../domain/Errors.js"
+import type { Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
-import { fingerprint, type ChangeClass, type EvidenceRef, type Proposal } from "../../domain/Proposal.js"
+import { fingerprint, type ChangeClass, type Evaluation, type EvidenceRef, type Proposal } from "../../domain/Proposal.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
+import { keepBases } from "./bases.js"
 import { resolveBundle } from "../scan.js"
 import { evaluateChanges } from "./evaluate.js"
 import { refuseSecretValues } from "./secretGuard.js"
@@ -20,6 +22,8 @@ export interface ProposeInput {
   readonly evidence?: ReadonlyArray<EvidenceRef> | undefined
   /** "user" for changes a person wrote or asked for; else the generator's id. */
   readonly generator?: string | undefined
+  /** Findings the caller already has (a refresh's merge conflicts): errors among them block accept like validation errors. */
+  readonly findings?: ReadonlyArray<Diagnostic> | undefined
 }
 
 /** A stored proposal and the refs of the items it touches. */
@@ -27,6 +31,11 @@ export interface Proposed {
   readonly proposal: Proposal
   readonly refs: ReadonlyArray<string>
 }
+
+const withFindings = (evaluation: Evaluation, findings: ReadonlyArray<Diagnostic>): Evaluation =>
+  findings.length === 0
+    ? evaluation
+    : { ...evaluation, verdict: findings.some((d) => d.severity === "error") ? "fail" : evaluation.verdict, diagnostics: [...findings, ...evaluation.diagnostics] }
 
 /** Rejects sets the engine could never apply, before anything is stored. */
 const checkShape = (changes: ReadonlyArray<FileChange>) =>
@@ -57,6 +66,7 @@ export const propose = Effect.fn("proposal.propose")(function* (input: ProposeIn
     for (const change of input.changes) if (change.bundle === bundle) yield* refuseSecretValues(change, adapter.id)
   }
   const evaluated = yield* evaluateChanges(input.changes)
+  yield* keepBases(input.changes)
   const evidence = input.evidence ?? []
   const generator = input.generator ?? "user"
   const proposal: Proposal = {
@@ -75,7 +85,7 @@ export const propose = Effect.fn("proposal.propose")(function* (input: ProposeIn
       evaluatorVersion: evaluated.evaluator,
       generator
     }),
-    evaluation: evaluated.evaluation,
+    evaluation: withFindings(evaluated.evaluation, input.findings ?? []),
     status: "pending",
     createdAt: yield* now
   }

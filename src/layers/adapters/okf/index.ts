@@ -3,6 +3,7 @@ import type { BundleAdapter } from "../../../domain/Adapter.js"
 import type { RuleRow } from "../core/RuleBook.js"
 import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
 import { createConcept, okfAuthoring } from "./authoring.js"
+import { okfListings } from "./indexListing.js"
 import { lintOkfBundle } from "./lint.js"
 import { planConcepts } from "./plan.js"
 import { probeOkf } from "./probe.js"
@@ -33,7 +34,8 @@ export const makeOkfAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       project: projectConcept(book),
       lintBundle: lintOkfBundle(book),
       authoring: (bundle, target, op) => Effect.succeed(okfAuthoring(book, bundle, target, op)),
-      create: createConcept(book)
+      create: createConcept(book),
+      listings: okfListings
     })
   )
 
