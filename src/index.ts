@@ -36,4 +36,6 @@ export { SandboxIndexMiniSearch } from "./layers/memory/SandboxIndexMiniSearch.j
 export { BindingsSqlite, BindingsMemory } from "./layers/sqlite/BindingsSqlite.js"
 export { EnvFilesNode } from "./layers/fs/EnvFilesNode.js"
 export { ChildProcessNode } from "./layers/process/ChildProcessNode.js"
+export { StepProcessNode } from "./layers/process/StepProcessNode.js"
+export { WorkflowRunsSqlite, workflowRunsMemory } from "./layers/sqlite/WorkflowRunsSqlite.js"
 export { CredentialsLive } from "./layers/runtime/CredentialsLive.js"

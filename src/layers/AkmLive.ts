@@ -29,6 +29,8 @@ import { BindingsSqlite } from "./sqlite/BindingsSqlite.js"
 import { EnvFilesNode } from "./fs/EnvFilesNode.js"
 import { ChildProcessNode } from "./process/ChildProcessNode.js"
 import { CredentialsLive } from "./runtime/CredentialsLive.js"
+import { StepProcessNode } from "./process/StepProcessNode.js"
+import { WorkflowRunsSqlite } from "./sqlite/WorkflowRunsSqlite.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -68,7 +70,9 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     // Hybrid search (R-SRCH-4): inert unless config search.embeddings is set.
     EmbeddingsLive,
     BindingsSqlite,
-    ChildProcessNode
+    ChildProcessNode,
+    WorkflowRunsSqlite,
+    StepProcessNode
   ).pipe(
     // Runtime (spec 07): credentials read secret files through EnvFiles.
     Layer.provideMerge(CredentialsLive),
