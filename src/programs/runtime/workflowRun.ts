@@ -197,7 +197,7 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
       Effect.gen(function* () {
         yield* runs.updateStep(run.id, index, { status: "running", addAttempt: true, startedAt: yield* now, finishedAt: undefined }, yield* now)
         current = index
-        yield* progress.warn(`→ ${step.id}: ${what}`)
+        yield* progress.update(`workflow ${step.id}: ${what}`, index, frozen.plan.steps.length)
         const result = yield* processes.run(argv, { cwd: cwdOf(step), inject, stdin, timeoutMs: limit, maxCapture: MAX_STEP_OUTPUT }).pipe(
           Effect.catchTag("ChildNotStarted", (e) =>
             Effect.gen(function* () {
@@ -247,7 +247,7 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
           if (step.kind === "command") {
             let result = yield* attempt(index, step, "command", argvOf(step, step.command!), undefined, step.timeoutMs)
             for (let retry = 0; result.exit !== 0 && retry < step.retries; retry++) {
-              yield* progress.warn(`  ${step.id} exited ${result.exit}; retrying (${retry + 1} of ${step.retries})`)
+              yield* progress.update(`workflow ${step.id}: exited ${result.exit}, retry ${retry + 1} of ${step.retries}`, index, frozen.plan.steps.length)
               result = yield* attempt(index, step, "command", argvOf(step, step.command!), undefined, step.timeoutMs)
             }
             if (result.exit !== 0) return yield* stepFailed(index, step, result.exit, result.timedOut ? `stopped after its time limit; ${lastLine(result.output)}` : lastLine(result.output))
@@ -282,7 +282,7 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
         }
         const at = yield* now
         yield* runs.updateStep(run.id, index, { status: "done", finishedAt: at }, at)
-        yield* progress.warn(`✓ ${step.id}`)
+        yield* progress.done(`workflow ${step.id}`, `✓ ${step.id}`)
         current = undefined
       }
       yield* runs.setStatus(run.id, "done", undefined, yield* now)
