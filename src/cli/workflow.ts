@@ -113,6 +113,6 @@ const abandonSub = Command.make("abandon", { id: runId, ...globalOptions }, (o) 
 )
 
 export const workflowCommand = Command.make("workflow").pipe(
-  Command.withDescription("Run workflows from a frozen plan, resume them after a crash or at a gate, list and abandon runs. Example: akm workflow run runtime//workflows/hello --param dir=./out"),
+  Command.withDescription("Run workflows step by step from a frozen plan: run, status, list, resume, abandon. Example: akm workflow run runtime//workflows/hello --param dir=./out"),
   Command.withSubcommands([runSub, statusSub, listSub, resumeSub, abandonSub])
 )

@@ -78,6 +78,12 @@ afterAll(workspace.cleanup)
 const runOf = async (id: string) => (await akm(["workflow", "status", id])).json<{ status: string; steps: Array<{ id: string; status: string; attempts: number; summary?: string }>; frozen: { intact: boolean } }>()
 
 describe("akm workflow run (issue 20 done-when)", { timeout: 120_000 }, () => {
+  it("adding examples/runtime ran nothing: no run recorded, nothing written (R-RT-1)", async () => {
+    expect((await akm(["workflow", "list"])).json()).toEqual({ runs: [] })
+    expect(existsSync(join(workspace.root, "out"))).toBe(false)
+    expect(readRows(join(workspace.dataDir, "state.db"), "SELECT id FROM workflow_runs")).toEqual([])
+  })
+
   it("runs examples/runtime/workflows/hello to completion; resuming a finished run is a no-op (R-RT-5)", async () => {
     const dir = join(workspace.root, "out", "hello")
     const r = await akm(["workflow", "run", "runtime//workflows/hello", "--param", `dir=${dir}`, "--param", "name=akm"])

@@ -84,7 +84,12 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "brief write": ["briefWrite"],
   "brief check": ["briefCheck"],
   "brief explain": ["briefExplain"],
-  "scope plan": ["scopePlan"]
+  "scope plan": ["scopePlan"],
+  "workflow run": ["workflowRun"],
+  "workflow status": ["workflowStatus"],
+  "workflow list": ["workflowList"],
+  "workflow resume": ["workflowResume"],
+  "workflow abandon": ["workflowAbandon"]
 }
 
 interface Node {
