@@ -68,6 +68,7 @@ beforeAll(async () => {
   writeFileSync(join(bundle, "workflows", "loud.md"), workflowFile(nodeStep("flood", "const b = Buffer.alloc(1024 * 1024, 97); for (let i = 0; i < 100; i++) process.stdout.write(b); process.stdout.write('\\nlast line of the flood\\n')"), ["flood"]).replace("params:\n  dir: {type: path, description: where the steps write}\n", ""))
   writeFileSync(join(bundle, "workflows", "dupes.md"), workflowFile("  - id: a\n    command: [node, -v]\n  - id: a\n    command: [node, -v]\n", ["a"]))
   writeFileSync(join(bundle, "workflows", "odd.md"), workflowFile("  - id: a\n    kind: teleport\n", ["a"]))
+  writeFileSync(join(bundle, "workflows", "envy.md"), workflowFile(nodeStep("use", "require('fs').writeFileSync(process.argv[1] + '/token', process.env.WF_TOKEN); console.log('the token is ' + process.env.WF_TOKEN)", "{{dir}}"), ["use"]))
   writeFileSync(join(bundle, "workflows", "asked.md"), workflowFile("  - id: ask\n    prompt: \"Write the word ready into {{dir}}\"\n", ["ask"]))
   const added = await akm(["bundle", "add", bundle, "--name", "runtime"])
   expect(added.code, added.stderr).toBe(0)
@@ -79,7 +80,7 @@ const runOf = async (id: string) => (await akm(["workflow", "status", id])).json
 
 describe("akm workflow run (issue 20 done-when)", { timeout: 120_000 }, () => {
   it("adding examples/runtime ran nothing: no run recorded, nothing written (R-RT-1)", async () => {
-    expect((await akm(["workflow", "list"])).json()).toEqual({ runs: [] })
+    expect((await akm(["workflow", "list"])).json()).toMatchObject({ runs: [] })
     expect(existsSync(join(workspace.root, "out"))).toBe(false)
     expect(readRows(join(workspace.dataDir, "state.db"), "SELECT id FROM workflow_runs")).toEqual([])
   })
@@ -205,6 +206,29 @@ describe("akm workflow run (issue 20 done-when)", { timeout: 120_000 }, () => {
     } finally {
       writeFileSync(configFile, before)
     }
+  })
+})
+
+describe("env bindings of a workflow (spec 07 §2, R-RT-7)", { timeout: 120_000 }, () => {
+  const TOKEN = "wf-CANARY-9d41c7-value"
+
+  it("a binding's secret reaches each step's environment only: never state.db, logs.db or akm's output", async () => {
+    const set = await akm(["secret", "set", "runtime//secrets/wf-token"], { input: `${TOKEN}\n` })
+    expect(set.code, set.stderr).toBe(0)
+    const bound = await akm(["bind", "runtime//workflows/envy", "--as", "envy", "--env", "WF_TOKEN=secret:runtime//secrets/wf-token", "--param", `dir=${outDir("envy")}`])
+    expect(bound.code, bound.stderr).toBe(0)
+    const r = await akm(["workflow", "run", "envy"])
+    expect(r.code, r.stderr).toBe(0)
+    expect(readFileSync(join(workspace.root, "out", "envy", "token"), "utf8")).toBe(TOKEN)
+    const id = r.json<{ id: string }>().id
+    const status = await akm(["workflow", "status", id, "--logs", "10"])
+    for (const text of [r.stdout, r.stderr, status.stdout, status.stderr]) expect(text).not.toContain(TOKEN)
+    expect(status.json<{ frozen: { env: Record<string, string> } }>().frozen.env).toEqual({ WF_TOKEN: "secret:runtime//secrets/wf-token" })
+    for (const db of ["state.db", "state.db-wal", "logs.db", "logs.db-wal"].filter((f) => existsSync(join(workspace.dataDir, f)))) {
+      expect(readFileSync(join(workspace.dataDir, db)).includes(Buffer.from(TOKEN)), db).toBe(false)
+    }
+    const logged = readRows<{ message: string }>(join(workspace.dataDir, "logs.db"), `SELECT message FROM lines WHERE run = 'workflow/${id}'`).map((l) => l.message).join("\n")
+    expect(logged).toContain("the token is [redacted")
   })
 })
 
