@@ -46,6 +46,8 @@ export interface StepState {
   readonly summary?: string | undefined
   readonly startedAt?: string | undefined
   readonly finishedAt?: string | undefined
+  /** The process id of the attempt's program while it runs: resume refuses to start a second copy beside a live one. */
+  readonly pid?: number | undefined
 }
 
 export interface RunRecord {

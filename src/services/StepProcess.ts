@@ -11,6 +11,8 @@ export interface StepRunOptions {
   readonly timeoutMs?: number | undefined
   /** The most output kept: the first and the last half of it, the middle dropped. */
   readonly maxCapture: number
+  /** Told the child's pid once it started (the caller records it); its failures are its own. */
+  readonly onSpawn?: ((pid: number) => Effect.Effect<void>) | undefined
 }
 
 export interface StepRunResult {
@@ -31,4 +33,6 @@ export interface StepRunResult {
  */
 export class StepProcess extends Context.Tag("akm/StepProcess")<StepProcess, {
   readonly run: (argv: ReadonlyArray<string>, options: StepRunOptions) => Effect.Effect<StepRunResult, ChildNotStarted>
+  /** Whether a process with this pid still runs on this host (a step program that outlived a killed akm). */
+  readonly isRunning: (pid: number) => Effect.Effect<boolean>
 }>() {}

@@ -4,7 +4,7 @@ import type { RunRecord, RunStatus, StepState } from "../domain/WorkflowRun.js"
 import type { StateStoreError } from "./StateStore.js"
 
 /** A step's state change: only the fields given change. */
-export type StepUpdate = Partial<Pick<StepState, "status" | "exitCode" | "summary" | "startedAt" | "finishedAt">> & { readonly addAttempt?: boolean }
+export type StepUpdate = Partial<Pick<StepState, "status" | "exitCode" | "summary" | "startedAt" | "finishedAt" | "pid">> & { readonly addAttempt?: boolean }
 
 /**
  * Workflow runs in state.db (spec 07 §2, R-RT-4, R-RT-5): each run's frozen

@@ -49,6 +49,15 @@ const spawnAkm = (args: ReadonlyArray<string>): { readonly child: ChildProcess; 
   return { child, done }
 }
 
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
 const outDir = (name: string) => {
   const dir = join(workspace.root, "out", name)
   mkdirSync(dir, { recursive: true })
@@ -121,6 +130,29 @@ describe("akm workflow run (issue 20 done-when)", { timeout: 120_000 }, () => {
     // Resumed again: finished, nothing runs.
     expect((await akm(["workflow", "resume", id])).code).toBe(0)
     expect(counted(dir)).toEqual(["one", "two", "two", "two-done", "three"])
+  })
+
+  it("SIGKILL of akm alone: while the step's program still runs, resume refuses to start a second copy", async () => {
+    const dir = outDir("orphan")
+    const { child, done } = spawnAkm(["workflow", "run", "runtime//workflows/crash", "--param", `dir=${dir}`])
+    await until("the second step to start", () => counted(dir).includes("two"))
+    const running = () => readRows<{ id: string }>(join(workspace.dataDir, "state.db"), "SELECT run_id AS id FROM workflow_steps WHERE step_id = 'two' AND status = 'running' AND pid IS NOT NULL")
+    await until("the step's pid to be recorded", () => running().length === 1)
+    const [row] = running()
+    process.kill(child.pid!, "SIGKILL")
+    await done
+    const refused = await akm(["workflow", "resume", row!.id])
+    expect(refused.code).toBe(1)
+    expect(refused.error().error.code).toBe("conflict")
+    expect(refused.error().error.message).toMatch(/step 'two' .* is still running from before \(pid \d+\)/)
+    expect(counted(dir)).toEqual(["one", "two"])
+    // The orphan ends; now the step runs again (its end was never recorded), once.
+    writeFileSync(join(dir, "go"), "")
+    await until("the orphan to finish", () => counted(dir).includes("two-done"))
+    await until("the orphan to exit", () => !readRows<{ pid: number }>(join(workspace.dataDir, "state.db"), `SELECT pid FROM workflow_steps WHERE run_id = '${row!.id}' AND step_id = 'two'`).some((r) => isAlive(r.pid)))
+    const resumed = await akm(["workflow", "resume", row!.id])
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(counted(dir)).toEqual(["one", "two", "two-done", "two", "two-done", "three"])
   })
 
   it("SIGTERM stops a run cleanly with 143; it stays resumable", async () => {

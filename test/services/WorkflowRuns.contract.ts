@@ -41,6 +41,10 @@ export const workflowRunsContract = (name: string, layer: Layer.Layer<WorkflowRu
         expect(got.updatedAt).toBe("2026-12-01T10:03:00.000Z")
         yield* store.updateStep(r.id, 0, { summary: undefined }, "2026-12-01T10:04:00.000Z")
         expect((yield* store.get(r.id))!.steps[0]!.summary).toBeUndefined()
+        yield* store.updateStep(r.id, 1, { pid: 4242 }, "2026-12-01T10:05:00.000Z")
+        expect((yield* store.get(r.id))!.steps[1]!.pid).toBe(4242)
+        yield* store.updateStep(r.id, 1, { pid: undefined }, "2026-12-01T10:06:00.000Z")
+        expect((yield* store.get(r.id))!.steps[1]!.pid).toBeUndefined()
       }))
 
     it.effect("setStatus sets status and message; list is newest first with steps", () =>

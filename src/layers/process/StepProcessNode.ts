@@ -3,6 +3,7 @@ import { constants } from "node:os"
 import { Effect, Layer } from "effect"
 import { ChildNotStarted } from "../../services/ChildProcess.js"
 import { StepProcess } from "../../services/StepProcess.js"
+import { isProcessAlive } from "../fs/processAlive.js"
 
 const signalExit = (signal: NodeJS.Signals): number => 128 + (constants.signals[signal] ?? 0)
 
@@ -72,6 +73,9 @@ export const StepProcessNode = Layer.succeed(
           timedOut = true
           stop()
         }, options.timeoutMs)
+        child.once("spawn", () => {
+          if (options.onSpawn !== undefined && child.pid !== undefined) Effect.runFork(options.onSpawn(child.pid))
+        })
         child.stdout.on("data", capture.push)
         child.stderr.on("data", capture.push)
         child.stdin.on("error", () => undefined)
@@ -90,6 +94,7 @@ export const StepProcessNode = Layer.succeed(
           child.once("close", () => done(Effect.void))
           stop()
         })
-      })
+      }),
+    isRunning: (pid) => Effect.sync(() => isProcessAlive(pid))
   })
 )

@@ -33,6 +33,7 @@ interface StepRow {
   readonly summary: string | null
   readonly started_at: string | null
   readonly finished_at: string | null
+  readonly pid: number | null
 }
 
 const toStep = (row: StepRow): StepState => ({
@@ -43,7 +44,8 @@ const toStep = (row: StepRow): StepState => ({
   ...(row.exit_code === null ? {} : { exitCode: row.exit_code }),
   ...(row.summary === null ? {} : { summary: row.summary }),
   ...(row.started_at === null ? {} : { startedAt: row.started_at }),
-  ...(row.finished_at === null ? {} : { finishedAt: row.finished_at })
+  ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
+  ...(row.pid === null ? {} : { pid: row.pid })
 })
 
 const toRun = (row: RunRow, steps: ReadonlyArray<StepRow>): RunRecord => ({
@@ -115,7 +117,8 @@ export const workflowRunsFrom = (stateDb: StateDb["Type"], locksDir: string) => 
             exit_code = ${has("exitCode") ? update.exitCode ?? null : row.exit_code},
             summary = ${has("summary") ? update.summary ?? null : row.summary},
             started_at = ${has("startedAt") ? update.startedAt ?? null : row.started_at},
-            finished_at = ${has("finishedAt") ? update.finishedAt ?? null : row.finished_at}
+            finished_at = ${has("finishedAt") ? update.finishedAt ?? null : row.finished_at},
+            pid = ${has("pid") ? update.pid ?? null : row.pid}
             WHERE run_id = ${id} AND idx = ${index}`
           yield* sql`UPDATE workflow_runs SET updated_at = ${at} WHERE id = ${id}`
         })),
@@ -124,7 +127,7 @@ export const workflowRunsFrom = (stateDb: StateDb["Type"], locksDir: string) => 
   })
 }
 
-type StepUpdateKeys = { exitCode: unknown; summary: unknown; startedAt: unknown; finishedAt: unknown }
+type StepUpdateKeys = { exitCode: unknown; summary: unknown; startedAt: unknown; finishedAt: unknown; pid: unknown }
 
 /** Needs StateDb (StateDbLive in AkmLive) and WorkspaceConfig (for the lease directory). */
 export const WorkflowRunsSqlite = Layer.effect(

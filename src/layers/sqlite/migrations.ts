@@ -236,6 +236,7 @@ export const stateMigrations: Migrations = {
       summary TEXT,
       started_at TEXT,
       finished_at TEXT,
+      pid INTEGER,
       PRIMARY KEY (run_id, idx)
     ) WITHOUT ROWID`
   )

@@ -198,18 +198,20 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
         yield* runs.updateStep(run.id, index, { status: "running", addAttempt: true, startedAt: yield* now, finishedAt: undefined }, yield* now)
         current = index
         yield* progress.update(`workflow ${step.id}: ${what}`, index, frozen.plan.steps.length)
-        const result = yield* processes.run(argv, { cwd: cwdOf(step), inject, stdin, timeoutMs: limit, maxCapture: MAX_STEP_OUTPUT }).pipe(
+        const onSpawn = (pid: number) => Effect.flatMap(now, (at) => runs.updateStep(run.id, index, { pid }, at)).pipe(Effect.ignore)
+        const result = yield* processes.run(argv, { cwd: cwdOf(step), inject, stdin, timeoutMs: limit, maxCapture: MAX_STEP_OUTPUT, onSpawn }).pipe(
           Effect.catchTag("ChildNotStarted", (e) =>
             Effect.gen(function* () {
               yield* log("error", `${step.id}: ${e.message}`)
               const message = `step '${step.id}': ${e.message}`
               const at = yield* now
-              yield* runs.updateStep(run.id, index, { status: "failed", exitCode: 127, summary: yield* summary(e.message), finishedAt: at }, at)
+              yield* runs.updateStep(run.id, index, { status: "failed", exitCode: 127, summary: yield* summary(e.message), finishedAt: at, pid: undefined }, at)
               yield* runs.setStatus(run.id, "failed", `${message}; install the program or fix PATH and \`akm workflow resume ${run.id}\`, or fix the workflow and start a new run`, at)
               current = undefined
               return yield* Effect.fail(new ChildNotStarted(e.program, `${message}; the run ${run.id} stopped there`, e.hint))
             }))
         )
+        yield* runs.updateStep(run.id, index, { pid: undefined }, yield* now)
         yield* log(result.exit === 0 ? "info" : "warn", `${step.id} (${what}) exited ${result.exit}${result.timedOut ? " after its time limit" : ""}, ${result.bytes} bytes of output\n${result.output}`)
         return result
       })
@@ -236,6 +238,13 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
       for (const [index, step] of frozen.plan.steps.entries()) {
         const state = states[index]
         if (state?.status === "done") continue
+        // akm was killed but the step's program was not: never start a second copy beside it.
+        if (state?.status === "running" && state.pid !== undefined && (yield* processes.isRunning(state.pid))) {
+          return yield* new Conflict({
+            message: `step '${step.id}' of run ${run.id} is still running from before (pid ${state.pid}), without the akm that started it; nothing was run`,
+            hint: `wait for it to end or stop it (\`kill ${state.pid}\`), then \`akm workflow resume ${run.id}\``
+          })
+        }
         const actionDone = state?.status === "waiting"
         if (!actionDone && maxSteps !== undefined && executed >= maxSteps) {
           const message = `stopped after ${executed} step${executed === 1 ? "" : "s"} (--max-steps ${maxSteps}); continue with \`akm workflow resume ${run.id}\``
@@ -269,19 +278,22 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
             yield* runs.updateStep(run.id, index, { exitCode: 0, summary: yield* summary(lastLine(result.output)) }, yield* now)
           }
         }
-        // The gate, after the step's action.
+        // The gate, after the step's action; what passed it becomes the step's summary.
+        let passed: string | undefined = actionDone && state?.summary === HANDED_TO_AGENT ? "done by the calling agent" : undefined
         if (step.gate === "check" && !confirm) {
           const check = yield* attempt(index, step, "gate check", argvOf({ ...step, shell: false }, step.check!), undefined, step.timeoutMs ?? CHECK_TIMEOUT_MS)
           if (check.exit !== 0) {
             return yield* wait(index, step, "gate", step.gateText ?? `\`${step.check!.join(" ")}\` exits 0`, `gate check exited ${check.exit}`, `the gate of step '${step.id}' did not pass (its check exited ${check.exit}); make it pass and \`akm workflow resume ${run.id}\`, or confirm it with \`akm workflow resume ${run.id} --confirm\``)
           }
+          passed = "gate check passed"
         } else if (step.gate === "confirm" && !confirm) {
           return yield* wait(index, step, "gate", step.gateText ?? step.title ?? step.id, "waiting for confirmation", `step '${step.id}' waits at its gate: when it holds, run \`akm workflow resume ${run.id} --confirm\``)
         } else if (step.gate !== "none") {
           confirm = false
+          passed = "gate confirmed by the operator"
         }
         const at = yield* now
-        yield* runs.updateStep(run.id, index, { status: "done", finishedAt: at }, at)
+        yield* runs.updateStep(run.id, index, { status: "done", finishedAt: at, ...(passed === undefined ? {} : { summary: passed }) }, at)
         yield* progress.done(`workflow ${step.id}`, `✓ ${step.id}`)
         current = undefined
       }
