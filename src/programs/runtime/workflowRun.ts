@@ -193,10 +193,13 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
     let executed = 0
 
     /** One attempt of a program, recorded before it starts and logged when it ends. */
-    const attempt = (index: number, step: PlanStep, what: string, argv: ReadonlyArray<string>, stdin: string | undefined, limit: number | undefined) =>
+    const attempt = (index: number, step: PlanStep, what: string, argv: ReadonlyArray<string>, stdin: string | undefined, limit: number | undefined, phase: "action" | "check" = "action") =>
       Effect.gen(function* () {
-        yield* runs.updateStep(run.id, index, { status: "running", addAttempt: true, startedAt: yield* now, finishedAt: undefined }, yield* now)
-        current = index
+        // A gate's check leaves the step as it is (its action is done): cut off, resume checks again.
+        if (phase === "action") {
+          yield* runs.updateStep(run.id, index, { status: "running", addAttempt: true, startedAt: yield* now, finishedAt: undefined }, yield* now)
+          current = index
+        }
         yield* progress.update(`workflow ${step.id}: ${what}`, index, frozen.plan.steps.length)
         const onSpawn = (pid: number) => Effect.flatMap(now, (at) => runs.updateStep(run.id, index, { pid }, at)).pipe(Effect.ignore)
         const result = yield* processes.run(argv, { cwd: cwdOf(step), inject, stdin, timeoutMs: limit, maxCapture: MAX_STEP_OUTPUT, onSpawn }).pipe(
@@ -260,7 +263,8 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
               result = yield* attempt(index, step, "command", argvOf(step, step.command!), undefined, step.timeoutMs)
             }
             if (result.exit !== 0) return yield* stepFailed(index, step, result.exit, result.timedOut ? `stopped after its time limit; ${lastLine(result.output)}` : lastLine(result.output))
-            yield* runs.updateStep(run.id, index, { exitCode: 0, summary: yield* summary(lastLine(result.output)) }, yield* now)
+            yield* runs.updateStep(run.id, index, { exitCode: 0, summary: yield* summary(lastLine(result.output)), ...(step.gate === "none" ? {} : { status: "waiting" as const }) }, yield* now)
+            current = undefined
           } else if (step.kind === "prompt") {
             const prompt = substitute(step.prompt ?? step.id, params)
             if (options.interactiveAgent || agentCommand === undefined) {
@@ -275,13 +279,14 @@ const drive = (run: RunRecord, frozen: FrozenRun, options: RunOptions & { readon
             }
             const result = yield* attempt(index, step, `agent ${agentCommand[0]}`, agentCommand, prompt, step.timeoutMs)
             if (result.exit !== 0) return yield* stepFailed(index, step, result.exit, lastLine(result.output))
-            yield* runs.updateStep(run.id, index, { exitCode: 0, summary: yield* summary(lastLine(result.output)) }, yield* now)
+            yield* runs.updateStep(run.id, index, { exitCode: 0, summary: yield* summary(lastLine(result.output)), ...(step.gate === "none" ? {} : { status: "waiting" as const }) }, yield* now)
+            current = undefined
           }
         }
         // The gate, after the step's action; what passed it becomes the step's summary.
         let passed: string | undefined = actionDone && state?.summary === HANDED_TO_AGENT ? "done by the calling agent" : undefined
         if (step.gate === "check" && !confirm) {
-          const check = yield* attempt(index, step, "gate check", argvOf({ ...step, shell: false }, step.check!), undefined, step.timeoutMs ?? CHECK_TIMEOUT_MS)
+          const check = yield* attempt(index, step, "gate check", argvOf({ ...step, shell: false }, step.check!), undefined, step.timeoutMs ?? CHECK_TIMEOUT_MS, "check")
           if (check.exit !== 0) {
             return yield* wait(index, step, "gate", step.gateText ?? `\`${step.check!.join(" ")}\` exits 0`, `gate check exited ${check.exit}`, `the gate of step '${step.id}' did not pass (its check exited ${check.exit}); make it pass and \`akm workflow resume ${run.id}\`, or confirm it with \`akm workflow resume ${run.id} --confirm\``)
           }
@@ -358,6 +363,8 @@ export const workflowRun = Effect.fn("runtime.workflowRun")(function* (input: Ru
     env: binding?.env ?? {},
     workdir: input.workdir
   }
+  // A reference that does not resolve stops the run before anything is recorded.
+  for (const reference of Object.values(frozen.env)) yield* (yield* Credentials).resolve(reference)
   const { text, hash } = freeze(frozen)
   const id = yield* newRunId
   const at = yield* now
