@@ -241,6 +241,46 @@ describe("akm workflow run (issue 20 done-when)", { timeout: 120_000 }, () => {
   })
 })
 
+describe("budgets and abandoning", { timeout: 120_000 }, () => {
+  it("--max-steps pauses after N steps (exit 4); resume goes on; --timeout stops the step in flight, which resume re-runs", async () => {
+    const dir = outDir("budget")
+    const first = await akm(["workflow", "run", "runtime//workflows/hello", "--param", `dir=${dir}`, "--max-steps", "1"])
+    expect(first.code, first.stderr).toBe(4)
+    const run = first.json<{ id: string; status: string; steps: Array<{ status: string }> }>()
+    expect([run.status, run.steps.map((s) => s.status)]).toEqual(["paused", ["done", "pending"]])
+    expect(existsSync(join(dir, "done.txt"))).toBe(false)
+    const rest = await akm(["workflow", "resume", run.id])
+    expect(rest.code, rest.stderr).toBe(0)
+    expect(readFileSync(join(dir, "done.txt"), "utf8")).toBe("signed\n")
+
+    const slow = outDir("slow")
+    const timed = await akm(["workflow", "run", "runtime//workflows/crash", "--param", `dir=${slow}`, "--timeout", "2s"])
+    expect(timed.code, timed.stderr).toBe(4)
+    const paused = timed.json<{ id: string; status: string; message: string; steps: Array<{ id: string; status: string }> }>()
+    expect(paused.status).toBe("paused")
+    expect(paused.message).toContain("time limit")
+    expect(paused.steps.map((s) => [s.id, s.status])).toEqual([["one", "done"], ["two", "pending"], ["three", "pending"]])
+    writeFileSync(join(slow, "go"), "")
+    expect((await akm(["workflow", "resume", paused.id])).code).toBe(0)
+    expect(counted(slow)).toEqual(["one", "two", "two", "two-done", "three"])
+  })
+
+  it("abandon closes a run for good: resume refuses it; an unknown run is not found", async () => {
+    const dir = outDir("abandon")
+    const waiting = await akm(["workflow", "run", "runtime//workflows/gated", "--param", `dir=${dir}`])
+    expect(waiting.code).toBe(4)
+    const id = waiting.json<{ id: string }>().id
+    const abandoned = await akm(["workflow", "abandon", id])
+    expect(abandoned.code, abandoned.stderr).toBe(0)
+    expect(abandoned.json()).toMatchObject({ id, abandoned: true })
+    const resumed = await akm(["workflow", "resume", id, "--confirm"])
+    expect(resumed.code).toBe(1)
+    expect(resumed.error().error.code).toBe("conflict")
+    expect(counted(dir)).toEqual(["one"])
+    expect((await akm(["workflow", "abandon", "no-such-run"])).error().error.code).toBe("not_found")
+  })
+})
+
 describe("env bindings of a workflow (spec 07 §2, R-RT-7)", { timeout: 120_000 }, () => {
   const TOKEN = "wf-CANARY-9d41c7-value"
 
