@@ -66,6 +66,8 @@ const table: Record<string, { readonly exit: number; readonly code: string }> = 
   EnvFileInvalid: { exit: ExitCode.failure, code: "env_invalid" },
   ValueUnreadable: { exit: ExitCode.failure, code: "value_unreadable" },
   ChildNotStarted: { exit: ExitCode.failure, code: "not_started" },
+  WorkflowInvalid: { exit: ExitCode.failure, code: "workflow_invalid" },
+  WorkflowPlanTampered: { exit: ExitCode.failure, code: "plan_tampered" },
   CredentialUnavailable: { exit: ExitCode.failure, code: "credential_unavailable" },
   ConfigInvalid: { exit: ExitCode.config, code: "config" },
   DatabaseTooNew: { exit: ExitCode.config, code: "database_too_new" },

@@ -33,6 +33,8 @@ import type { Credentials } from "../services/Credentials.js"
 import type { EnvFiles } from "../services/EnvFiles.js"
 import type { Crontab } from "../services/Crontab.js"
 import type { TaskStore } from "../services/TaskStore.js"
+import type { StepProcess } from "../services/StepProcess.js"
+import type { WorkflowRuns } from "../services/WorkflowRuns.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import { redactReport, reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
@@ -40,7 +42,7 @@ import { neutralise, renderError, renderResult, styleFor, type View } from "./re
 
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
-  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync
+  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync | WorkflowRuns | StepProcess
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

@@ -41,3 +41,17 @@ export class EnvFileInvalid extends Data.TaggedError("EnvFileInvalid")<{
   readonly message: string
   readonly hint: string
 }> {}
+
+/** A workflow that cannot run as written (lint errors, no runnable plan): exit 1, naming the file and what `akm lint` shows. */
+export class WorkflowInvalid extends Data.TaggedError("WorkflowInvalid")<{
+  readonly ref: string
+  readonly message: string
+  readonly hint: string
+}> {}
+
+/** A frozen plan whose hash no longer matches what the run recorded (R-RT-5): exit 1, nothing run. */
+export class WorkflowPlanTampered extends Data.TaggedError("WorkflowPlanTampered")<{
+  readonly runId: string
+  readonly message: string
+  readonly hint: string
+}> {}

@@ -6,6 +6,8 @@
  * invocation by the operator does (R-RT-2).
  */
 
+import type { WorkflowPlan } from "./WorkflowPlan.js"
+
 export const EXPORT_KINDS = ["workflow", "task", "environment", "script", "agent", "command", "skill"] as const
 export type ExportKind = (typeof EXPORT_KINDS)[number]
 
@@ -31,6 +33,8 @@ export interface RuntimeExport {
    * descriptions only, never a value.
    */
   readonly definition: string
+  /** A workflow without lint errors: the plan `akm workflow run` freezes (spec 07 §2). */
+  readonly plan?: WorkflowPlan
 }
 
 /** A reference to a credential: `env:VAR` (the operator's environment) or `secret:<ref>` (spec 01 §6). */

@@ -32,6 +32,8 @@ import { ChildProcessNode } from "./process/ChildProcessNode.js"
 import { CredentialsLive } from "./runtime/CredentialsLive.js"
 import { CrontabLive } from "./runtime/CrontabLive.js"
 import { TaskStoreSqlite } from "./sqlite/TaskStoreSqlite.js"
+import { StepProcessNode } from "./process/StepProcessNode.js"
+import { WorkflowRunsSqlite } from "./sqlite/WorkflowRunsSqlite.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -73,7 +75,9 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     BindingsSqlite,
     ChildProcessNode,
     TaskStoreSqlite,
-    GitSyncIsomorphic
+    GitSyncIsomorphic,
+    WorkflowRunsSqlite,
+    StepProcessNode
   ).pipe(
     // Tasks (spec 07 §3): the scheduler table config.yaml names (runtime.crontabFile), else the user's crontab.
     Layer.provideMerge(CrontabLive),

@@ -93,7 +93,12 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "brief check": ["briefCheck"],
   "brief explain": ["briefExplain"],
   "scope plan": ["scopePlan"],
-  "sync": ["sync"]
+  "sync": ["sync"],
+  "workflow run": ["workflowRun"],
+  "workflow status": ["workflowStatus"],
+  "workflow list": ["workflowList"],
+  "workflow resume": ["workflowResume"],
+  "workflow abandon": ["workflowAbandon"]
 }
 
 interface Node {

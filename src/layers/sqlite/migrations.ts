@@ -212,6 +212,34 @@ export const stateMigrations: Migrations = {
     )`,
     "CREATE INDEX improve_outcomes_proposal ON improve_outcomes (proposal_id)"
   ),
+  // Workflow runs (spec 07 §2, docs/decisions/0025-workflow-runs.md): the frozen plan as canonical JSON with its
+  // sha256 (R-RT-4, R-RT-5) and each step's durable state; output and logs go to logs.db.
+  "0009_workflow_runs": exec(
+    `CREATE TABLE workflow_runs (
+      id TEXT PRIMARY KEY,
+      workflow TEXT NOT NULL,
+      status TEXT NOT NULL,
+      frozen TEXT NOT NULL,
+      frozen_hash TEXT NOT NULL,
+      message TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+    "CREATE INDEX workflow_runs_created ON workflow_runs (created_at)",
+    `CREATE TABLE workflow_steps (
+      run_id TEXT NOT NULL,
+      idx INTEGER NOT NULL,
+      step_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      exit_code INTEGER,
+      summary TEXT,
+      started_at TEXT,
+      finished_at TEXT,
+      pid INTEGER,
+      PRIMARY KEY (run_id, idx)
+    ) WITHOUT ROWID`
+  ),
   // Tasks (spec 07 §3, docs/decisions/0026-task-scheduling.md): which are enabled and with what schedule and
   // approved digest the scheduler entry was written, and each run's exit status and duration (R-RT-6).
   "0010_tasks": exec(

@@ -150,3 +150,52 @@ describe("akm-workflow: authoring", () => {
     expect(Either.isLeft(taken) && taken.left.reason).toBe("deploy already exists")
   })
 })
+
+describe("akm-workflow: runnable steps (spec 07 §2, issue 20)", () => {
+  const steps = (yaml: string, sections = ["a"]) => workflow(`params:\n  dir: path\nsteps:\n${yaml}`, sections.map((s) => `## ${s}\n\nDo ${s}.\n`).join("\n"))
+  const messages = (text: string) => lint(text).map((d) => `${d[0]}: ${d[2]}`)
+  const exported = (text: string) => Effect.runSync(akmWorkflowAdapter.exports!(contextFromTree({ "w.md": text }, { name: "ops" })))
+
+  it("silent: argv commands, shell strings with shell: true, prompts, gates with a check, known params", () => {
+    expect(messages(steps("  - id: a\n    command: [node, -e, 'x', '{{dir}}']\n    cwd: '{{dir}}'\n    timeout: 30s\n    retries: 2\n"))).toEqual([])
+    expect(messages(steps("  - id: a\n    command: 'echo {{dir}} | wc -c'\n    shell: true\n"))).toEqual([])
+    expect(messages(steps("  - id: a\n    prompt: 'Review {{dir}}'\n    gate: {check: [test, -f, '{{dir}}/ok']}\n"))).toEqual([])
+    expect(messages(steps("  - id: a\n    kind: gate\n"))).toEqual([])
+  })
+
+  it("fires: both command and prompt, a non-argv command, an unknown param, an unknown kind or field, bad timeout/retries/gate", () => {
+    expect(messages(steps("  - id: a\n    command: [make]\n    prompt: do it\n"))).toEqual(["invalid-step: step 'a': has both `command` and `prompt`; a step does exactly one"])
+    expect(messages(steps("  - id: a\n    command: make all\n"))).toEqual(["invalid-step: step 'a': `command` is a string; write it as an argv list such as [npm, test] (a string runs through a shell only with `shell: true`)"])
+    expect(messages(steps("  - id: a\n    command: [make, 3]\n"))).toEqual(["invalid-step: step 'a': `command` must be a non-empty list of strings (argv), e.g. [npm, test]"])
+    expect(messages(steps("  - id: a\n    command: [cp, '{{src}}', '{{dir}}']\n"))).toEqual(["unknown-param: step 'a': uses {{src}}, which is not a declared param; declare it under `params`"])
+    expect(messages(steps("  - id: a\n    kind: teleport\n"))).toEqual(["invalid-step: step 'a': unknown step kind 'teleport'; use command, prompt, gate"])
+    expect(messages(steps("  - id: a\n    comand: [make]\n"))[0]).toMatch(/^invalid-step: step 'a': unknown field `comand`/)
+    expect([...messages(steps("  - id: a\n    command: [make]\n    timeout: soon\n    retries: -1\n"))].sort()).toEqual([
+      "invalid-step: step 'a': `retries` is a whole number from 0 to 10",
+      "invalid-step: step 'a': `timeout` is a positive number of seconds or a duration such as 30s, 5m or 1h30m"
+    ])
+    expect(messages(steps("  - id: a\n    gate: {check: 'test -f x'}\n"))).toEqual(["invalid-step: step 'a': `gate.check` must be a non-empty list of strings (argv), e.g. [test, -f, done]"])
+    expect(messages(steps("  - id: a\n    command: [make]\n  - id: a\n    command: [make]\n"))).toEqual(["invalid-workflow-structure: step 'a' is declared twice"])
+  })
+
+  it("exports a clean workflow with its plan; a workflow with errors exports no plan", () => {
+    const [clean] = exported(workflow("params:\n  dir: {type: path, default: out}\nsteps:\n  - id: a\n    command: [ls, '{{dir}}']\n  - b\nbudget: {steps: 5, minutes: 2}\n", "## a\n\nList it.\n\n## b\n\nLook at {{dir}}.\n\n### gate\n\nIt looks right.\n"))
+    expect(clean!.kind).toBe("workflow")
+    expect(clean!.requirements).toEqual({ params: ["dir"] })
+    expect(clean!.plan).toEqual({
+      steps: [
+        { id: "a", kind: "command", command: ["ls", "{{dir}}"], retries: 0, gate: "none" },
+        { id: "b", kind: "prompt", retries: 0, prompt: "Look at {{dir}}.", gate: "confirm", gateText: "It looks right." }
+      ],
+      params: [{ name: "dir", type: "path", default: "out" }],
+      maxSteps: 5,
+      timeoutMs: 120_000
+    })
+    const [broken] = exported(steps("  - id: a\n    command: make\n"))
+    expect(broken!.plan).toBeUndefined()
+  })
+
+  it("is version 2: the step format changed", () => {
+    expect(akmWorkflowAdapter.version).toBe("2")
+  })
+})

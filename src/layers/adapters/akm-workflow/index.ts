@@ -2,6 +2,7 @@ import type { BundleAdapter } from "../../../domain/Adapter.js"
 import type { RuleRow } from "../core/RuleBook.js"
 import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
 import { AKM_WORKFLOW_AUTHORING, createWorkflow } from "./authoring.js"
+import { akmWorkflowExports } from "./exports.js"
 import { planAkmWorkflow } from "./plan.js"
 import { probeAkmWorkflow } from "./probe.js"
 import { projectAkmWorkflow } from "./project.js"
@@ -12,7 +13,7 @@ export const makeAkmWorkflowAdapter = (rules: ReadonlyArray<RuleRow>): BundleAda
   ruleDrivenAdapter(
     {
       id: "akm-workflow",
-      version: "1",
+      version: "2",
       writable: true,
       description: "workflow documents: markdown with type: workflow, declared steps and typed params, one ## section per step"
     },
@@ -22,7 +23,8 @@ export const makeAkmWorkflowAdapter = (rules: ReadonlyArray<RuleRow>): BundleAda
       plan: (files) => planAkmWorkflow(files, book),
       project: (item, ctx) => projectAkmWorkflow(item, ctx, book),
       authoring: AKM_WORKFLOW_AUTHORING,
-      create: (request, ctx) => createWorkflow(request, ctx, book)
+      create: (request, ctx) => createWorkflow(request, ctx, book),
+      exports: akmWorkflowExports
     })
   )
 

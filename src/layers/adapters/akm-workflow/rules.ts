@@ -34,6 +34,16 @@ export const akmWorkflowRules: ReadonlyArray<AdapterRule> = [
     guidance: "Under a step's `### gate`, state what must be true (or which check command must pass) before the workflow continues; remove the heading if the step has no gate."
   },
   {
+    code: "invalid-step",
+    severity: "error",
+    guidance: "Give a runnable step exactly one of `command` (an argv list such as [npm, test]; one string only with `shell: true`; optional `cwd`, `timeout`, `retries`) or `prompt` (instructions for the agent); `kind` is command, prompt or gate; `gate: {check: [argv…]}` passes when the check exits 0."
+  },
+  {
+    code: "unknown-param",
+    severity: "error",
+    guidance: "Use `{{name}}` only for params the workflow declares under `params`; they are substituted into argv elements (and into a shell string only with `shell: true`)."
+  },
+  {
     code: "missing-description",
     severity: "warning",
     guidance: "Give every workflow a one-sentence `description` saying what it achieves and when to run it."

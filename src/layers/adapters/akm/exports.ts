@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { ItemPlan, ValidateContext } from "../../../domain/Adapter.js"
 import type { RuntimeExport } from "../../../domain/RuntimeExport.js"
 import { readTask } from "../akm-task/taskDefinition.js"
+import { workflowExport } from "../akm-workflow/exports.js"
 import type { RuleBook } from "../core/RuleBook.js"
 import { envExport, exportOfFile, textExport } from "../dotenv/envExports.js"
 import { planAkm } from "./plan.js"
@@ -16,7 +17,7 @@ const exportOf = (bundle: string, item: ItemPlan) => (text: string): RuntimeExpo
       return textExport(bundle, item.conceptId, "task", text, { env: task.envKeys, params: task.params })
     }
     case "workflow":
-      return textExport(bundle, item.conceptId, "workflow", text)
+      return workflowExport(bundle, item.conceptId, text)
     default:
       return textExport(bundle, item.conceptId, "script", text)
   }
