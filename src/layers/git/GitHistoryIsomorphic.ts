@@ -152,6 +152,39 @@ const working = async (dir: string, skip: (path: string) => boolean): Promise<{ 
   return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
 }
 
+/** `name = …` of the `[user]` section of a git config file's text. */
+const userNameIn = (text: string): string | undefined => {
+  let inUser = false
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim()
+    if (line.startsWith("[")) inUser = /^\[user\]/i.test(line)
+    else if (inUser) {
+      const m = /^name\s*=\s*(.*)$/i.exec(line)
+      if (m !== null) return m[1]!.replace(/^"(.*)"$/, "$1").trim() || undefined
+    }
+  }
+  return undefined
+}
+
+/** The repository's config first, then GIT_CONFIG_GLOBAL or ~/.gitconfig and $XDG_CONFIG_HOME/git/config. */
+const userName = async (dir: string): Promise<string | undefined> => {
+  const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => undefined)
+  if (root !== undefined) {
+    const local: unknown = await git.getConfig({ fs: readOnlyFs, dir: root, gitdir: openLocalRepository(root).gitdir, path: "user.name" }).catch(() => undefined)
+    if (typeof local === "string" && local.trim() !== "") return local.trim()
+  }
+  const home = process.env["HOME"] ?? ""
+  const globals = process.env["GIT_CONFIG_GLOBAL"] !== undefined
+    ? [process.env["GIT_CONFIG_GLOBAL"]]
+    : [path.join(home, ".gitconfig"), path.join(process.env["XDG_CONFIG_HOME"] ?? path.join(home, ".config"), "git", "config")]
+  for (const file of globals) {
+    const text = await fs.promises.readFile(file, "utf8").catch(() => undefined)
+    const name = text === undefined ? undefined : userNameIn(text)
+    if (name !== undefined) return name
+  }
+  return undefined
+}
+
 const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
   if (cause instanceof Unreadable || cause instanceof GitSourceProblem) return new GitHistoryUnreadable({ dir, reason: cause.reason, hint: cause.hint })
   const detail = cause instanceof Error ? cause.message : String(cause)
@@ -168,6 +201,7 @@ export const GitHistoryIsomorphic = Layer.succeed(
   GitHistory.of({
     since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) }),
     trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) }),
-    workingChanges: (dir, skip) => Effect.tryPromise({ try: () => working(dir, skip ?? (() => false)), catch: (cause) => describe(dir, cause) })
+    workingChanges: (dir, skip) => Effect.tryPromise({ try: () => working(dir, skip ?? (() => false)), catch: (cause) => describe(dir, cause) }),
+    userName: (dir) => Effect.orElseSucceed(Effect.tryPromise(() => userName(dir)), () => undefined)
   })
 )
