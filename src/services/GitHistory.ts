@@ -66,6 +66,8 @@ export interface WorkingChanges {
   readonly root: string
   /** Sorted by path. */
   readonly changes: ReadonlyArray<WorkingChange>
+  /** The commit HEAD names (undefined before the first commit). */
+  readonly head?: string | undefined
 }
 
 export interface TrackedFiles {

@@ -115,7 +115,7 @@ type Row = [string, 0 | 1, 0 | 1 | 2, 0 | 1 | 2 | 3]
  * folders (`skip`, then .gitignore) before it reads them, so a 50,000-file
  * untracked folder that is ignored costs one check.
  */
-const working = async (dir: string, skip: (path: string) => boolean): Promise<{ root: string; changes: ReadonlyArray<WorkingChange> }> => {
+const working = async (dir: string, skip: (path: string) => boolean): Promise<{ root: string; changes: ReadonlyArray<WorkingChange>; head?: string }> => {
   const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
     throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
   })
@@ -149,7 +149,7 @@ const working = async (dir: string, skip: (path: string) => boolean): Promise<{ 
     }
   }
   await visit("")
-  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
+  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), ...(head === undefined ? {} : { head }) }
 }
 
 /** `name = …` of the `[user]` section of a git config file's text. */

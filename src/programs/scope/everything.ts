@@ -77,7 +77,7 @@ const capture = (target: ProjectTarget, write: boolean, since: string) =>
       if (mined._tag === "Left") did.push(`git history not mined: ${messageOf(mined.left)}`)
       else {
         const added = mined.right.matched.flatMap((m) => m.records.filter((r) => r.added))
-        did.push(`mined ${plural(mined.right.commits, "commit")} since ${mined.right.since}: ${plural(added.length, "occurrence")} added, ${plural(mined.right.unmatched.length, "unmatched fix")}`)
+        did.push(`mined ${plural(mined.right.commits, "commit")} since ${mined.right.since}: ${plural(added.length, "occurrence")} added, ${plural(mined.right.unmatched.length, "unmatched fix commit")}`)
         for (const r of added) wrote.push({ path: `.ai/ledger/failure/${r.id}.md`, status: "modified" })
       }
     }
@@ -231,7 +231,7 @@ export const everything = Effect.fn("everything")(function* (input: EverythingIn
     const at = Date.now()
     for (const station of ran) {
       if (steps.some((s) => s.step === station && s.status === "failed")) continue
-      yield* recordStationRun(target.name, { station, at, inputs: yield* contentHashes(target, after.inputs[station]) })
+      yield* recordStationRun(target.name, { station, at, ...(after.head === undefined ? {} : { head: after.head }), inputs: yield* contentHashes(target, after.inputs[station]) })
     }
   }
   const questions = yield* questionBatch(target)

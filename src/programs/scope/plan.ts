@@ -32,6 +32,8 @@ export interface ScopeState {
   readonly inputs: Readonly<Record<Station, ReadonlyArray<string>>>
   /** The inputs as the domain plan saw them (to test a path an earlier station wrote). */
   readonly input: ScopeInput
+  /** The commit HEAD names, when there is one. */
+  readonly head?: string | undefined
 }
 
 /**
@@ -71,12 +73,14 @@ export const scopeState = (target: ProjectTarget) =>
     // Since each station's last run: commits after it are its inputs too; a change it already saw (same bytes) is not.
     const runs = yield* lastStationRuns(target.name)
     const oldest = Math.min(...[...runs.values()].map((r) => r.at))
-    const history = runs.size === 0 ? [] : yield* Effect.orElseSucceed(Effect.map(git.since(target.root, oldest), (w) => w.commits), () => [])
+    // A minute's margin: committer times are whole seconds; the recorded HEAD cuts the list exactly.
+    const history = runs.size === 0 ? [] : yield* Effect.orElseSucceed(Effect.map(git.since(target.root, oldest - 60_000), (w) => w.commits), () => [])
     const indexedPaths = new Set(indexed.map((e) => e.path))
     const committed: Partial<Record<Station, ReadonlyArray<Change>>> = {}
     let newCommits = 0
     for (const [station, run] of runs) {
-      const after = history.filter((c) => c.time > run.at)
+      const cut = run.head === undefined ? -1 : history.findIndex((c) => c.sha === run.head)
+      const after = cut >= 0 ? history.slice(0, cut) : run.head === status.right.head ? [] : history.filter((c) => c.time > run.at - 1000)
       if (station === "CAPTURE") newCommits = after.length
       const paths = [...new Set(after.flatMap((c) => c.paths))].map((p): Change => ({ path: p, status: "modified" }))
       committed[station] = relativeTo(status.right.root, target.root, paths).filter(notIgnored)
@@ -97,7 +101,7 @@ export const scopeState = (target: ProjectTarget) =>
         : s.station === "SURFACE" && index !== undefined && Either.isLeft(index) ? { ...s, work: true, reasons: [...s.reasons, `${INDEX_PATH} is malformed`] }
         : s)
     const inputs = Object.fromEntries(STATIONS.map((s) => [s, changes.filter((c) => inputReason(s, c, base) !== undefined).map((c) => c.path)])) as unknown as Record<Station, ReadonlyArray<string>>
-    return { plan: { bundle: target.name, source: "git", changed: changes.length, stations }, inputs, input } satisfies ScopeState as ScopeState
+    return { plan: { bundle: target.name, source: "git", changed: changes.length, stations }, inputs, input, head: status.right.head } satisfies ScopeState as ScopeState
   })
 
 /**

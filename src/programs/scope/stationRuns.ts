@@ -20,6 +20,8 @@ export interface StationRun {
   readonly station: Station
   /** Epoch milliseconds. */
   readonly at: number
+  /** The commit HEAD named then: commits after it are new (committer times have whole seconds only). */
+  readonly head?: string
   /** The changed inputs it saw, path → content hash ("-" for a deleted file): the same bytes again are no new work. */
   readonly inputs: Readonly<Record<string, string>>
 }
