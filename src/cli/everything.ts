@@ -36,4 +36,4 @@ export const everythingCommand = Command.make(
     ...globalOptions
   },
   (o) => runCommand(o, everything({ all: o.all, check: o.check, bundle: Option.getOrUndefined(o.bundle), cwd: callerContext().cwd }), everythingView, (r) => (r.ok ? 0 : 1))
-).pipe(Command.withDescription("The whole pipeline — capture, distil, harden, project, surface, index, lint — each station only when it has work; ends with the questions. Example: akm everything --check"))
+).pipe(Command.withDescription("Run the whole pipeline, each station only when it has work. Capture, distil, harden, project, surface, then index and lint; ends with the questions. Example: akm everything --check"))

@@ -54,4 +54,4 @@ export const questionsCommand = Command.make(
     if (Option.isNone(o.id) || Option.isNone(o.answer)) return runCommand(o, Effect.fail(answerUsage("answer needs the question's id and --answer")), answerView)
     return runCommand(o, answerQuestion({ id: o.id.value, answer: o.answer.value, routeTo: Option.getOrUndefined(o.routeTo), by: Option.getOrUndefined(o.by), bundle, cwd: callerContext().cwd }), answerView)
   }
-).pipe(Command.withDescription("The questions of this pass, at most the interrupt budget, none asked twice; `answer` records one. Example: akm questions answer question/refund-currency --answer \"EUR\""))
+).pipe(Command.withDescription("The questions of this pass, none asked twice; `answer` records one. Example: akm questions answer question/refund-currency --answer \"EUR\""))

@@ -84,7 +84,9 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "brief write": ["briefWrite"],
   "brief check": ["briefCheck"],
   "brief explain": ["briefExplain"],
-  "scope plan": ["scopePlan"]
+  "scope plan": ["scopePlan"],
+  "questions": ["questions", "answerQuestion"],
+  "everything": ["everything"]
 }
 
 interface Node {
