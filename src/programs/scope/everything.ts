@@ -16,7 +16,7 @@ import { checkRouters, routersWrite } from "../project/routers.js"
 import { loadRules, type ProjectInput } from "../project/rules.js"
 import { scopeState, type ScopePlan } from "./plan.js"
 import { questionBatch, type QuestionsResult } from "./questions.js"
-import { contentHashes, lastStationRuns, recordStationRun } from "./stationRuns.js"
+import { contentHashes, recordStationRun } from "./stationRuns.js"
 
 /** The pipeline's stations, then the project bundle's index and lint. */
 export type Step = Station | "INDEX" | "LINT"
@@ -167,8 +167,7 @@ export const everything = Effect.fn("everything")(function* (input: EverythingIn
   const check = input.check === true
   const mode: EverythingResult["mode"] = check ? "check" : input.all === true ? "all" : "scoped"
   const state = yield* scopeState(target)
-  const runs = yield* lastStationRuns(target.name)
-  const captureRun = runs.get("CAPTURE")
+  const captureRun = state.runs.get("CAPTURE")
   const since = captureRun === undefined ? "90d" : new Date(captureRun.at).toISOString().slice(0, 10)
   const steps: Array<StepOutcome> = []
   const wrote: Array<Change> = []

@@ -9,7 +9,7 @@ import { resolveProjectBundle, type ProjectTarget } from "../ledger/projectBundl
 import { readProjectConfig } from "../ledger/store.js"
 import { readOptional } from "../project/files.js"
 import { loadRules, type ProjectInput } from "../project/rules.js"
-import { contentHashes, lastStationRuns } from "./stationRuns.js"
+import { contentHashes, lastStationRuns, type StationRun } from "./stationRuns.js"
 
 export interface ScopePlan {
   readonly bundle: string
@@ -34,6 +34,8 @@ export interface ScopeState {
   readonly input: ScopeInput
   /** The commit HEAD names, when there is one. */
   readonly head?: string | undefined
+  /** Each station's last run. */
+  readonly runs: ReadonlyMap<Station, StationRun>
 }
 
 /**
@@ -57,24 +59,29 @@ export const scopeState = (target: ProjectTarget) =>
     const index = indexText === undefined ? undefined : parseIndex(indexText)
     const indexed = index !== undefined && Either.isRight(index) ? index.right.items : []
     const briefed = new Set(indexed.filter((e) => e.in_brief).map((e) => e.path))
-    const rules = yield* loadRules(target)
-    const linkedFailures = new Set(rules.rules.flatMap((r) => r.caused).map((c) => c.replace(/^failure\//, "")))
     const none = { CAPTURE: [], DISTIL: [], HARDEN: [], PROJECT: [], SURFACE: [] }
+    // The rules only matter when a failure record changed (HARDEN's linked failures): 200 rules cost more than the rest of a typo's plan.
+    const rulesLinks = Effect.map(loadRules(target), (rules) => new Set(rules.rules.flatMap((r) => r.caused).map((c) => c.replace(/^failure\//, ""))))
+    const FAILURE = /^\.ai\/ledger\/failure\//
     if (status._tag === "Left") {
+      const linkedFailures = yield* rulesLinks
       const reason = `no working-tree diff (${status.left.reason}): every station runs`
       const input: ScopeInput = { changes: [], ignore: [], briefed, newCommits: 0, linkedFailures }
       const plan: ScopePlan = { bundle: target.name, source: "none", changed: 0, stations: planScope(input).map((s) => ({ ...s, work: true, reasons: [reason] })) }
-      return { plan, inputs: none, input } satisfies ScopeState as ScopeState
+      return { plan, inputs: none, input, runs: new Map() } satisfies ScopeState as ScopeState
     }
     const notIgnored = (c: Change) => ignored === undefined || !ignored(c.path)
     const changes = relativeTo(status.right.root, target.root, status.right.changes).filter(notIgnored)
-    const base: ScopeInput = { changes, ignore: [], briefed, newCommits: 0, linkedFailures }
 
     // Since each station's last run: commits after it are its inputs too; a change it already saw (same bytes) is not.
     const runs = yield* lastStationRuns(target.name)
     const oldest = Math.min(...[...runs.values()].map((r) => r.at))
+    const moved = [...runs.values()].some((r) => r.head !== status.right.head)
     // A minute's margin: committer times are whole seconds; the recorded HEAD cuts the list exactly.
-    const history = runs.size === 0 ? [] : yield* Effect.orElseSucceed(Effect.map(git.since(target.root, oldest - 60_000), (w) => w.commits), () => [])
+    const history = runs.size === 0 || !moved ? [] : yield* Effect.orElseSucceed(Effect.map(git.since(target.root, oldest - 60_000), (w) => w.commits), () => [])
+    const failureChanged = changes.some((c) => FAILURE.test(c.path)) || history.some((c) => c.paths.some((p) => FAILURE.test(p) || p.includes("/.ai/ledger/failure/")))
+    const linkedFailures = failureChanged ? yield* rulesLinks : new Set<string>()
+    const base: ScopeInput = { changes, ignore: [], briefed, newCommits: 0, linkedFailures }
     const indexedPaths = new Set(indexed.map((e) => e.path))
     const committed: Partial<Record<Station, ReadonlyArray<Change>>> = {}
     let newCommits = 0
@@ -101,7 +108,7 @@ export const scopeState = (target: ProjectTarget) =>
         : s.station === "SURFACE" && index !== undefined && Either.isLeft(index) ? { ...s, work: true, reasons: [...s.reasons, `${INDEX_PATH} is malformed`] }
         : s)
     const inputs = Object.fromEntries(STATIONS.map((s) => [s, changes.filter((c) => inputReason(s, c, base) !== undefined).map((c) => c.path)])) as unknown as Record<Station, ReadonlyArray<string>>
-    return { plan: { bundle: target.name, source: "git", changed: changes.length, stations }, inputs, input, head: status.right.head } satisfies ScopeState as ScopeState
+    return { plan: { bundle: target.name, source: "git", changed: changes.length, stations }, inputs, input, head: status.right.head, runs } satisfies ScopeState as ScopeState
   })
 
 /**

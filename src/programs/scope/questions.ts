@@ -7,7 +7,7 @@ import { dueRevisits } from "../../domain/project/Conflicts.js"
 import { batchQuestions, type PriorAnswer, type Question, type QuestionBatch } from "../../domain/scope/Questions.js"
 import { GitHistory } from "../../services/GitHistory.js"
 import { isOpen } from "../brief/items.js"
-import { nextRuleNumber, detectRecurrences } from "../ledger/distil.js"
+import { detectRecurrences } from "../ledger/distil.js"
 import { resolveProjectBundle, type ProjectTarget } from "../ledger/projectBundle.js"
 import { createRecord, findRecord, type LedgerWrite } from "../ledger/record.js"
 import { loadLedger, readProjectConfig } from "../ledger/store.js"
@@ -27,7 +27,8 @@ const gather = (target: ProjectTarget) =>
   Effect.gen(function* () {
     const loaded = yield* loadLedger(target.root)
     const questions: Array<Question> = []
-    for (const item of detectRecurrences(loaded, yield* nextRuleNumber(target))) {
+    // The drafts' rule number does not matter here: the question is the same.
+    for (const item of detectRecurrences(loaded, "00")) {
       questions.push({
         id: `failure/${item.id}`,
         source: "recurrence",
