@@ -57,8 +57,9 @@
 //               (bench/improve.ts on bench/fixtures/improve/fixture.json)
 //
 //   "everything": { "records", "rules", "docs", "files" (index.json items),
-//                   "full": { "ms", "exit", "ran" (steps that ran) }, "afterCommit": { "ms", "ran" },
-//                   "typo": { "doc", "ms", "exit", "ran", "planned", "planMs", "generatingSkipped" }, "targets": { "fullMs", "typoMs" } }
+//                   "full": { "ms", "cpuMs", "exit", "ran" (steps that ran) }, "afterCommit": { "ms", "cpuMs", "ran" },
+//                   "typo": { "doc", "ms", "cpuMs", "exit", "ran", "planned", "planMs", "planCpuMs", "generatingSkipped" }, "targets": { "fullMs", "typoMs" } }
+//               (cpuMs: the child's user + system CPU time from /proc, null elsewhere: the load of a shared machine does not inflate it)
 //               (akm everything as a CLI, wall time with process start, on a generated git repository:
 //                2,000 ledger records, 200 rules, 500 docs; --quick changes nothing: the sizes are the issue's)
 //
