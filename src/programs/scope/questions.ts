@@ -56,7 +56,8 @@ const gather = (target: ProjectTarget) =>
       }
     }
     const rules = yield* loadRules(target)
-    const { files } = yield* projectFileList(target)
+    // The tracked files matter only to a rule with revisit_when (its pathMissing glob).
+    const files = rules.rules.some((r) => r.revisitWhen !== undefined) ? (yield* projectFileList(target)).files : []
     for (const due of dueRevisits(rules.rules, files, today())) {
       questions.push({ id: `revisit/${due.rule}`, source: "revisit", asked: oneLine(due.question), path: due.path, count: 0, answerWith: `akm questions answer revisit/${due.rule} --answer "…" --route-to ${due.path}` })
     }
