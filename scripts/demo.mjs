@@ -44,6 +44,12 @@ const steps = [
   { say: "Someone edits CLAUDE.md by hand inside the generated region: routers check names the file and the section (exit 1)", args: ["routers", "check", "--bundle", "shop"], exit: 1, before: () => handEditRouter() },
   { say: "Writing again restores the generated text; hand-written text outside the markers would be kept byte for byte", args: ["routers", "write", "--bundle", "shop"] },
   { say: "The dependency and component maps, from package.json and each component's README", args: ["maps", "write", "--bundle", "shop"] },
+  { say: "The team decides the recurring failure is neither a rule nor a skill: a decision record, never asked again", args: ["distil", "decide", "FAILURE_ID", "--as", "neither", "--note", "lock_timeout and the retry already cover it", "--bundle", "shop"] },
+  { say: "The conflict is resolved by hand (index builds go in a migration of their own); then one command runs the whole pipeline — capture, distil, harden, project, surface, index, lint — and ends with the questions", args: ["everything", "--all", "--bundle", "shop"], before: () => resolveConflict() },
+  { say: "The brief's token use per tier (o200k tokens): lean", args: ["brief", "write", "--tier", "lean", "--bundle", "shop"] },
+  { say: "… deep", args: ["brief", "write", "--tier", "deep", "--bundle", "shop"] },
+  { say: "… and standard, the default, written back", args: ["brief", "write", "--tier", "standard", "--bundle", "shop"] },
+  { say: "The CI gate: every check, nothing written; exit 0 now that the recurrence is decided and the rules agree", args: ["everything", "--check", "--bundle", "shop"] },
   { say: "A bundle with an env file (examples/runtime): installing it runs and injects nothing", args: ["bundle", "add", "examples/runtime", "--name", "runtime"] },
   { say: "Its keys, required or set, and descriptions: never a secret value", args: ["env", "list", "runtime//env/demo"] },
   { say: "Run a program with the values in its environment only (no shell); akm itself prints no value", args: ["env", "run", "--format", "text", "runtime//env/demo", "--", process.execPath, "-e", "console.log(`DEMO_TOKEN has ${process.env.DEMO_TOKEN.length} characters`)"] }
@@ -114,13 +120,20 @@ const writeCandidate = () => {
   const page = readFileSync(join(repo, "examples", "notes", "ops", "disk-full-runbook.md"), "utf8")
   writeFileSync(join(out, "disk-full-runbook.md"), page.replace("description: Finding what filled a disk", "description: When a server runs out of space — finding what filled a disk"))
 }
+/** The example's rule 02 no longer forbids what rule 01 mandates: index builds get a migration of their own. */
+const resolveConflict = () => {
+  const file = join(projectRepo, "rules", "02-concurrent-index-builds.md")
+  writeFileSync(file, readFileSync(file, "utf8").replace('{ must: false, subject: "Run each migration inside one transaction." }', '{ must: true, subject: "build indexes concurrently in a migration of their own" }'))
+}
+/** The demo failure's id (its fingerprint). */
+const failureId = () => readdirSync(join(projectRepo, ".ai", "ledger", "failure")).find((name) => name.endsWith(".md")).replace(/\.md$/, "")
 const handEditRouter = () => {
   const file = join(projectRepo, "CLAUDE.md")
   writeFileSync(file, readFileSync(file, "utf8").replace("3. Never write secrets", "3. It is fine to write secrets"))
 }
 
 const argsFor = (step) => {
-  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a === "PROJECT_DIR" ? projectRepo : a === "PACKET_ID" ? packetId() : a))
+  const args = step.args.map((a) => (a === "GIT_URL" ? `file://${teamRepo}` : a === "PROJECT_DIR" ? projectRepo : a === "PACKET_ID" ? packetId() : a === "FAILURE_ID" ? failureId() : a))
   return step.plain === true || args.includes("--format") ? args : [...args, "--format", "text"]
 }
 

@@ -22,6 +22,8 @@ import { rememberCommand } from "./remember.js"
 import { mapsCommand, routersCommand } from "./routers.js"
 import { briefCommand } from "./brief.js"
 import { scopeCommand } from "./scope.js"
+import { questionsCommand } from "./questions.js"
+import { everythingCommand } from "./everything.js"
 import { rulesCommand } from "./rules.js"
 import { searchCommand } from "./search.js"
 import { showCommand } from "./show.js"
@@ -38,6 +40,6 @@ export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand, briefCommand, scopeCommand, taskCommand, syncCommand, okfCommand, workflowCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand, briefCommand, scopeCommand, taskCommand, syncCommand, okfCommand, workflowCommand, questionsCommand, everythingCommand])
 )
 

@@ -51,3 +51,5 @@ export { workflowAbandon, workflowList, workflowStatus } from "./runtime/workflo
 export { briefCheck, briefExplain, briefWrite } from "./brief/brief.js"
 export { scopePlan } from "./scope/plan.js"
 export { sync } from "./sync.js"
+export { answerQuestion, questions } from "./scope/questions.js"
+export { everything } from "./scope/everything.js"

@@ -51,6 +51,8 @@ export class GitHistory extends Context.Tag("akm/GitHistory")<GitHistory, {
    * are read: an ignored folder is never walked.
    */
   readonly workingChanges: (dir: string, skip?: (path: string) => boolean) => Effect.Effect<WorkingChanges, GitHistoryUnreadable>
+  /** `user.name` as git would use it (the repository's config, then the global one); undefined when neither sets it. */
+  readonly userName: (dir: string) => Effect.Effect<string | undefined>
 }>() {}
 
 export interface WorkingChange {
@@ -64,6 +66,8 @@ export interface WorkingChanges {
   readonly root: string
   /** Sorted by path. */
   readonly changes: ReadonlyArray<WorkingChange>
+  /** The commit HEAD names (undefined before the first commit). */
+  readonly head?: string | undefined
 }
 
 export interface TrackedFiles {

@@ -141,6 +141,7 @@ describe("GitHistory.workingChanges (isomorphic-git)", () => {
     const result = await changes(path.join(repo.dir, "src"))
     expect(Either.isRight(result) ? result.right : result.left).toEqual({
       root: repo.dir,
+      head: gitAt(repo.dir, home, undefined, "rev-parse", "HEAD").trim(),
       changes: [
         { path: ".gitignore", status: "untracked" },
         { path: "README.md", status: "modified" },
@@ -150,6 +151,19 @@ describe("GitHistory.workingChanges (isomorphic-git)", () => {
       ]
     })
     expect(treeDigest(repo.dir)).toBe(before)
+  })
+
+  it("a file touched but not changed is not a change; one changed to other bytes of the same size is", async () => {
+    const { home, repo } = history()
+    gitAt(repo.dir, home, undefined, "status", "--short")
+    const readme = path.join(repo.dir, "README.md")
+    const text = fs.readFileSync(readme, "utf8")
+    fs.utimesSync(readme, new Date(Date.now() + 5_000), new Date(Date.now() + 5_000))
+    const touched = await changes(repo.dir)
+    expect(Either.isRight(touched) ? touched.right.changes : touched.left).toEqual([])
+    fs.writeFileSync(readme, text.replace(/[a-z]/, (c) => (c === "a" ? "b" : "a")))
+    const edited = await changes(repo.dir)
+    expect(Either.isRight(edited) ? edited.right.changes : edited.left).toEqual([{ path: "README.md", status: "modified" }])
   })
 
   it("a clean tree has no changes, on a detached HEAD too", async () => {

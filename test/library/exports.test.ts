@@ -98,7 +98,9 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "workflow status": ["workflowStatus"],
   "workflow list": ["workflowList"],
   "workflow resume": ["workflowResume"],
-  "workflow abandon": ["workflowAbandon"]
+  "workflow abandon": ["workflowAbandon"],
+  "questions": ["questions", "answerQuestion"],
+  "everything": ["everything"]
 }
 
 interface Node {

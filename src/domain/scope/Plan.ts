@@ -27,6 +27,10 @@ export interface ScopeInput {
   readonly newCommits: number
   /** Failure record ids some rule lists in `caused` (a change to one is HARDEN's input). */
   readonly linkedFailures: ReadonlySet<string>
+  /** Changes committed since a station's last run: its inputs too, though HEAD now holds them. */
+  readonly committed?: Partial<Record<Station, ReadonlyArray<Change>>>
+  /** True when a station's last run already saw this change with the same bytes: no new work. */
+  readonly seen?: (station: Station, change: Change) => boolean
 }
 
 export interface StationPlan {
@@ -72,13 +76,18 @@ const INPUTS: Readonly<Record<Station, (c: Change, input: ScopeInput) => string 
       : undefined
 }
 
+/** Why a change is an input of a station, or undefined when it is not. */
+export const inputReason = (station: Station, change: Change, input: ScopeInput): string | undefined => INPUTS[station](change, input)
+
 /** The plan: for each station, whether it has work and why. */
 export const planScope = (input: ScopeInput): ReadonlyArray<StationPlan> => {
   const ignored = input.ignore.length === 0 ? () => false : scopeMatcher(input.ignore)
   const changes = input.changes.filter((c) => !ignored(c.path))
   return STATIONS.map((station) => {
     const hits = new Map<string, Array<string>>()
-    for (const c of changes) {
+    const committed = (input.committed?.[station] ?? []).filter((c) => !ignored(c.path) && !changes.some((w) => w.path === c.path))
+    for (const c of [...changes, ...committed]) {
+      if (input.seen?.(station, c) === true) continue
       const why = INPUTS[station](c, input)
       if (why !== undefined) hits.set(why, [...(hits.get(why) ?? []), c.path])
     }

@@ -109,13 +109,65 @@ const statusFs = (gitdir: string): git.PromiseFsClient => ({
 type Row = [string, 0 | 1, 0 | 1 | 2, 0 | 1 | 2 | 3]
 
 /**
- * statusMatrix rows [path, head, workdir, stage] against HEAD (0 absent, 1 as
- * in HEAD, 2 different; stage 3: staged then edited again), asked for the
- * tracked paths only; untracked files come from a walk that prunes ignored
+ * The index entry still describes the file: size, inode and times to the
+ * millisecond. isomorphic-git also compares nanoseconds, which node's
+ * millisecond stats cannot reproduce, so without its index refresh (a write,
+ * dropped here) every file would be read and hashed on every run. A file git
+ * wrote in the same instant as the index has size 0 there (git's racy-entry
+ * smudge) and is hashed.
+ */
+const sameStats = (index: git.Stat, file: git.Stat): boolean => {
+  const ms = (seconds: number, nanos: number) => seconds * 1000 + Math.floor(nanos / 1e6)
+  return index.size === file.size
+    && ms(index.mtimeSeconds, index.mtimeNanoseconds) === ms(file.mtimeSeconds, file.mtimeNanoseconds)
+    && ms(index.ctimeSeconds, index.ctimeNanoseconds) === ms(file.ctimeSeconds, file.ctimeNanoseconds)
+    && (index.ino === 0 || index.ino % 2 ** 32 === file.ino % 2 ** 32)
+}
+
+/**
+ * statusMatrix's rows [path, head, workdir, stage] against HEAD (0 absent, 1
+ * as in HEAD, 2 different; stage 3: staged then edited again) for the paths
+ * HEAD or the index holds, from one walk of the three trees. Unlike
+ * statusMatrix asked for a list of paths (a check of every path against the
+ * whole list: quadratic), a folder neither tree holds is pruned at once: the
+ * untracked files come from the walk below.
+ */
+const trackedRows = async (repo: { fs: git.PromiseFsClient; dir: string; gitdir: string; cache: object }, head: string, skip: (path: string) => boolean): Promise<{ rows: ReadonlyArray<Row>; known: ReadonlyArray<string> }> => {
+  const known: Array<string> = []
+  const rows = await git.walk({
+    ...repo,
+    trees: [git.TREE({ ref: head }), git.WORKDIR(), git.STAGE()],
+    map: async (filepath, [h, w, st]): Promise<Row | undefined | null> => {
+      if (filepath === ".") return undefined
+      if ((h === null && st === null) || skip(filepath)) return null
+      const [ht, wt, stt] = await Promise.all([h?.type(), w?.type(), st?.type()])
+      if (ht === "commit" || stt === "commit") return null
+      if (![ht, wt, stt].includes("blob")) return undefined
+      if (ht === "blob" || stt === "blob") known.push(filepath)
+      const headOid = ht === "blob" ? await h!.oid() : undefined
+      const stageOid = stt === "blob" ? await st!.oid() : undefined
+      // As statusMatrix: a file only in the work tree needs no hash; one whose stats match its index entry is as staged.
+      const workdirOid = wt !== "blob" ? undefined
+        : ht !== "blob" && stt !== "blob" ? "42"
+        : stt === "blob" && sameStats(await st!.stat(), await w!.stat()) ? stageOid
+        : await w!.oid()
+      const headCol = headOid === undefined ? 0 : 1
+      const workCol = workdirOid === undefined ? 0 : workdirOid === headOid ? 1 : 2
+      const stageCol = stageOid === undefined ? 0 : stageOid === headOid ? 1 : stageOid === workdirOid ? 2 : 3
+      return [filepath, headCol, workCol, stageCol] as Row
+    }
+  }) as ReadonlyArray<Row> | undefined
+  // The default reduce flattens each folder's rows into its parent's list.
+  return { rows: rows ?? [], known: known.sort() }
+}
+
+/**
+ * The working tree against HEAD: tracked paths from one walk of HEAD, the
+ * work tree and the index; untracked files from a walk that prunes ignored
  * folders (`skip`, then .gitignore) before it reads them, so a 50,000-file
  * untracked folder that is ignored costs one check.
  */
-const working = async (dir: string, skip: (path: string) => boolean): Promise<{ root: string; changes: ReadonlyArray<WorkingChange> }> => {
+const working = async (dir: string, skip: (path: string) => boolean): Promise<{ root: string; changes: ReadonlyArray<WorkingChange>; head?: string }> => {
   const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
     throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
   })
@@ -123,12 +175,16 @@ const working = async (dir: string, skip: (path: string) => boolean): Promise<{ 
   const cache = {}
   const head = await git.resolveRef({ fs: readOnlyFs, gitdir: local.gitdir, ref: local.head ?? "HEAD" }).catch(() => undefined)
   const staged = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache })
-  const committed = head === undefined ? [] : await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache, ref: head })
-  const tracked = [...new Set([...staged, ...committed])].filter((p) => !skip(p)).sort()
-  const rows: ReadonlyArray<Row> =
-    tracked.length === 0 ? []
-      : head === undefined ? staged.filter((p) => !skip(p)).map((p): Row => [p, 0, 2, 2])
-      : await git.statusMatrix({ fs: statusFs(local.gitdir), dir: root, gitdir: local.gitdir, cache, ref: head, filepaths: tracked })
+  let rows: ReadonlyArray<Row>
+  let tracked: ReadonlyArray<string>
+  if (head === undefined) {
+    tracked = staged.filter((p) => !skip(p)).sort()
+    rows = tracked.map((p): Row => [p, 0, 2, 2])
+  } else {
+    const walked = await trackedRows({ fs: statusFs(local.gitdir), dir: root, gitdir: local.gitdir, cache }, head, skip)
+    rows = walked.rows
+    tracked = walked.known
+  }
   const changes: Array<WorkingChange> = []
   for (const [p, h, w, st] of rows) {
     if (h === 0 && w === 0) continue
@@ -149,7 +205,40 @@ const working = async (dir: string, skip: (path: string) => boolean): Promise<{ 
     }
   }
   await visit("")
-  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) }
+  return { root, changes: changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), ...(head === undefined ? {} : { head }) }
+}
+
+/** `name = …` of the `[user]` section of a git config file's text. */
+const userNameIn = (text: string): string | undefined => {
+  let inUser = false
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim()
+    if (line.startsWith("[")) inUser = /^\[user\]/i.test(line)
+    else if (inUser) {
+      const m = /^name\s*=\s*(.*)$/i.exec(line)
+      if (m !== null) return m[1]!.replace(/^"(.*)"$/, "$1").trim() || undefined
+    }
+  }
+  return undefined
+}
+
+/** The repository's config first, then GIT_CONFIG_GLOBAL or ~/.gitconfig and $XDG_CONFIG_HOME/git/config. */
+const userName = async (dir: string): Promise<string | undefined> => {
+  const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => undefined)
+  if (root !== undefined) {
+    const local: unknown = await git.getConfig({ fs: readOnlyFs, dir: root, gitdir: openLocalRepository(root).gitdir, path: "user.name" }).catch(() => undefined)
+    if (typeof local === "string" && local.trim() !== "") return local.trim()
+  }
+  const home = process.env["HOME"] ?? ""
+  const globals = process.env["GIT_CONFIG_GLOBAL"] !== undefined
+    ? [process.env["GIT_CONFIG_GLOBAL"]]
+    : [path.join(home, ".gitconfig"), path.join(process.env["XDG_CONFIG_HOME"] ?? path.join(home, ".config"), "git", "config")]
+  for (const file of globals) {
+    const text = await fs.promises.readFile(file, "utf8").catch(() => undefined)
+    const name = text === undefined ? undefined : userNameIn(text)
+    if (name !== undefined) return name
+  }
+  return undefined
 }
 
 const describe = (dir: string, cause: unknown): GitHistoryUnreadable => {
@@ -168,6 +257,7 @@ export const GitHistoryIsomorphic = Layer.succeed(
   GitHistory.of({
     since: (dir, since) => Effect.tryPromise({ try: () => walk(dir, since), catch: (cause) => describe(dir, cause) }),
     trackedFiles: (dir) => Effect.tryPromise({ try: () => tracked(dir), catch: (cause) => describe(dir, cause) }),
-    workingChanges: (dir, skip) => Effect.tryPromise({ try: () => working(dir, skip ?? (() => false)), catch: (cause) => describe(dir, cause) })
+    workingChanges: (dir, skip) => Effect.tryPromise({ try: () => working(dir, skip ?? (() => false)), catch: (cause) => describe(dir, cause) }),
+    userName: (dir) => Effect.orElseSucceed(Effect.tryPromise(() => userName(dir)), () => undefined)
   })
 )

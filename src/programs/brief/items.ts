@@ -78,7 +78,7 @@ const docItem = (p: string, text: string): RawItem => {
 const field = (r: LedgerRecord, key: string): string => oneLine(fieldText(r, key) ?? "")
 
 /** An open question: no answer yet (empty, "open", "TBD", "?"). */
-const isOpen = (r: LedgerRecord): boolean => /^(|open|tbd|unknown|unanswered|\?+|-)$/i.test(field(r, "answer"))
+export const isOpen = (r: LedgerRecord): boolean => /^(|open|tbd|unknown|unanswered|\?+|-)$/i.test(field(r, "answer"))
 
 const recordItem = (p: string, r: LedgerRecord): RawItem => {
   const base = { path: p, ref: r.id, title: r.title, pointer: pointerOf(r.title, p) }

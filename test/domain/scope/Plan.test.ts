@@ -42,3 +42,17 @@ describe("planScope", () => {
     expect(plan.find((s) => s.station === "HARDEN")?.reasons).toEqual(["a rule changed: rules/a.md, rules/b.md, rules/c.md (+1 more)"])
   })
 })
+
+describe("planScope since each station's last run", () => {
+  it("a change the station already saw with the same bytes is no work; one committed since its run is", () => {
+    const rule = mod("rules/01-tx.md")
+    expect(working({ changes: [rule], seen: (station) => station === "HARDEN" })).toEqual(["PROJECT", "SURFACE"])
+    expect(working({ committed: { PROJECT: [mod("package.json")] } })).toEqual(["PROJECT"])
+    expect(working({ committed: { PROJECT: [mod("docs/notes/typo.md")] } })).toEqual([])
+    expect(working({ committed: { SURFACE: [mod("docs/business/refunds.md")] }, seen: () => true })).toEqual([])
+  })
+
+  it("scope.ignore applies to committed changes too", () => {
+    expect(working({ ignore: ["vendor/**"], committed: { PROJECT: [mod("vendor/x/package.json")] } })).toEqual([])
+  })
+})
