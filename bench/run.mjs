@@ -4,7 +4,7 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp, everything (default: all),
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp, everything, claims (default: all),
 //               or hybrid (opt-in, never in the default run: embeddings through a stub endpoint);
 //               search or mcp without index builds only the 5,000-item corpus they search
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
@@ -63,6 +63,10 @@
 //               (akm everything as a CLI, wall time with process start, on a generated git repository:
 //                2,000 ledger records, 200 rules, 500 docs; --quick changes nothing: the sizes are the issue's)
 //
+//   "claims": { "pairs", "minOverlap", "window", "overall": { "tp", "fp", "tn", "fn", "precision", "recall" },
+//               "byCategory": { "covered/<category>" | "not-covered/<category>": { … } }, "mistakes", "ms", "cpuMs", "target": { "precision" } }
+//               (bench/claims.mjs: the claim-coverage checker on test/fixtures/claims, R-MEM-4)
+//
 // The corpus, index, search and quality sections run in-process through
 // bench/driver.ts (bundled by bench/sections/driver.mjs); timings stay in ms
 // with a same-run reference wherever a ratio is the target.
@@ -79,10 +83,11 @@ import { searchRows, searchSection } from "./sections/search.mjs"
 import { stallsRows, stallsSection } from "./sections/stalls.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
 import { everythingRows, everythingSection } from "./sections/everything.mjs"
+import { claimsRows, claimsSection } from "./claims.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp,everything] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp", "everything"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp,everything,claims] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp", "everything", "claims"]
 // Opt-in only (never in the default run): hybrid retrieval through a stub embeddings endpoint.
 const OPT_IN = ["hybrid"]
 
@@ -178,6 +183,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
     if (wanted.has("stalls")) results.sections.stalls = await stallsSection({ size: flags.quick ? 200 : 5000, rounds: flags.quick ? 3 : 10, onProgress: progress })
     if (wanted.has("improve")) results.sections.improve = await improveSection({ onProgress: progress })
     if (wanted.has("everything")) results.sections.everything = await everythingSection({ onProgress: progress })
+    if (wanted.has("claims")) results.sections.claims = await claimsSection()
     if (wanted.has("hybrid")) results.sections.hybrid = await hybridSection({ size: flags.quick ? 200 : 5000, onProgress: progress })
   } finally {
     cleanupDriver()
@@ -189,7 +195,7 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality, writes, stalls, improve, hybrid, mcp, everything } = results.sections
+  const { startup, index, search, quality, writes, stalls, improve, hybrid, mcp, everything, claims } = results.sections
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
@@ -219,6 +225,7 @@ if (flags.json) {
         : [`stalls — longest event-loop stall per request-path operation, in-process over ${stalls.rounds} rounds, ${stalls.files} files (first call apart)`, table(stallsRows(stalls)), ""]),
       ...(improve === undefined ? [] : [`improve — ${improve.defects} seeded defects (${improve.kinds.length} evidence kinds), a good and three bad candidates each; scripted generator`, table(improveRows(improve)), ""]),
       ...(everything === undefined ? [] : ["everything — akm everything as a CLI (process start included) on a generated git repository", table(everythingRows(everything)), ""]),
+      ...(claims === undefined ? [] : [`claims — the claim-coverage checker on ${claims.pairs} labelled pairs (test/fixtures/claims), "covered" as the positive class`, table(claimsRows(claims)), ""]),
       ...(hybrid === undefined ? [] : ["hybrid — opt-in; stub embeddings endpoint on 127.0.0.1, in-process", table(hybridRows(hybrid)), ""]),
       `results: ${flags.out}`,
       ""
