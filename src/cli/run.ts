@@ -31,6 +31,8 @@ import type { ChildProcess } from "../services/ChildProcess.js"
 import type { Credentials } from "../services/Credentials.js"
 import type { EnvFiles } from "../services/EnvFiles.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
+import type { MemoryStore } from "../services/MemoryStore.js"
+import type { MemoryArchive } from "../services/MemoryArchive.js"
 import { redactReport, reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
@@ -38,6 +40,7 @@ import { neutralise, renderError, renderResult, styleFor, type View } from "./re
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
   | Bindings | EnvFiles | Credentials | ChildProcess | StateDb
+  | MemoryStore | MemoryArchive
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

@@ -29,6 +29,8 @@ import { BindingsSqlite } from "./sqlite/BindingsSqlite.js"
 import { EnvFilesNode } from "./fs/EnvFilesNode.js"
 import { ChildProcessNode } from "./process/ChildProcessNode.js"
 import { CredentialsLive } from "./runtime/CredentialsLive.js"
+import { MemoryStoreSqlite } from "./sqlite/MemoryStoreSqlite.js"
+import { MemoryArchiveNode } from "./fs/MemoryArchiveNode.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -68,7 +70,10 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     // Hybrid search (R-SRCH-4): inert unless config search.embeddings is set.
     EmbeddingsLive,
     BindingsSqlite,
-    ChildProcessNode
+    ChildProcessNode,
+    // The memory lifecycle (spec 06 §8): archive metadata in state.db, bytes under $DATA/archive.
+    MemoryStoreSqlite,
+    MemoryArchiveNode
   ).pipe(
     // Runtime (spec 07): credentials read secret files through EnvFiles.
     Layer.provideMerge(CredentialsLive),

@@ -26,6 +26,8 @@ import { ChildProcessNode } from "../process/ChildProcessNode.js"
 import { CredentialsLive } from "../runtime/CredentialsLive.js"
 import { StateDbMemory } from "../sqlite/StateDb.js"
 import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
+import { MemoryStoreSqlite } from "../sqlite/MemoryStoreSqlite.js"
+import { MemoryArchiveNode } from "../fs/MemoryArchiveNode.js"
 import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
 import { TokenizerGpt } from "../tokenizer/TokenizerGpt.js"
 import { workspacePaths } from "../../domain/Paths.js"
@@ -50,7 +52,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode, MemoryStoreSqlite, MemoryArchiveNode).pipe(
   Layer.provideMerge(CredentialsLive),
   Layer.provideMerge(EnvFilesNode),
   Layer.provideMerge(ChangeValidatorIndexed),

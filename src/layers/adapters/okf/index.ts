@@ -8,6 +8,7 @@ import { planConcepts } from "./plan.js"
 import { probeOkf } from "./probe.js"
 import { projectConcept } from "./project.js"
 import { okfRules } from "./rules.js"
+import { markdownMemoryFacet } from "../core/MemoryFacetMarkdown.js"
 
 export { updateConcept, type ConceptChanges } from "./update.js"
 
@@ -33,7 +34,8 @@ export const makeOkfAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       project: projectConcept(book),
       lintBundle: lintOkfBundle(book),
       authoring: (bundle, target, op) => Effect.succeed(okfAuthoring(book, bundle, target, op)),
-      create: createConcept(book)
+      create: createConcept(book),
+      memory: markdownMemoryFacet("memories")
     })
   )
 
