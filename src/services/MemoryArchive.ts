@@ -3,8 +3,9 @@ import type { WorkspaceUnavailable } from "../domain/Errors.js"
 
 /**
  * Retired memory bytes, content-addressed (spec 06 §8.5):
- * `$AKM_DATA_DIR/archive/blobs/sha256/<digest>`, files 0600, folders 0700.
- * The same bytes retired twice are one blob.
+ * `$AKM_DATA_DIR/archive/blobs/sha256/<aa>/<digest>`, files 0600, folders
+ * 0700 (the store the transaction engine keeps replaced bytes in). The same
+ * bytes retired twice are one blob; state.db says which blobs are memories.
  */
 export class MemoryArchive extends Context.Tag("akm/MemoryArchive")<MemoryArchive, {
   /** Stores bytes; returns their sha256 (hex). Idempotent. */
@@ -13,6 +14,4 @@ export class MemoryArchive extends Context.Tag("akm/MemoryArchive")<MemoryArchiv
   readonly read: (digest: string) => Effect.Effect<Uint8Array | undefined, WorkspaceUnavailable>
   readonly exists: (digest: string) => Effect.Effect<boolean, WorkspaceUnavailable>
   readonly remove: (digest: string) => Effect.Effect<void, WorkspaceUnavailable>
-  /** Blob count and total bytes. */
-  readonly usage: Effect.Effect<{ readonly blobs: number; readonly bytes: number }, WorkspaceUnavailable>
 }>() {}

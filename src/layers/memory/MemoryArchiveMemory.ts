@@ -14,8 +14,7 @@ export const makeMemoryArchiveMemory = () => {
       }),
     read: (digest) => Effect.sync(() => blobs.get(digest)),
     exists: (digest) => Effect.sync(() => blobs.has(digest)),
-    remove: (digest) => Effect.sync(() => void blobs.delete(digest)),
-    usage: Effect.sync(() => ({ blobs: blobs.size, bytes: [...blobs.values()].reduce((n, b) => n + b.byteLength, 0) }))
+    remove: (digest) => Effect.sync(() => void blobs.delete(digest))
   })
 }
 

@@ -3,6 +3,7 @@ import { EvidenceStore } from "../../services/EvidenceStore.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
 import { MemoryStore, type ArchiveEntry } from "../../services/MemoryStore.js"
+import { archiveUsage } from "./status.js"
 import { OUT_OF_TIER, policyNow, readTier } from "./tiers.js"
 
 export interface PurgeInput {
@@ -98,8 +99,8 @@ export const memoryPurge = Effect.fn("memory.purge")(function* (input: PurgeInpu
     for (const digest of new Set(purged.map((p) => p.digest))) if (!stillNeeded.has(digest)) yield* archive.remove(digest)
     yield* store.markPurged([...purgedIds], new Date(nowMs).toISOString())
   }
-  const usage = yield* archive.usage
-  const after = dryRun ? { blobs: usage.blobs - new Set(purged.map((p) => p.digest)).size, bytes: usage.bytes - [...new Map(purged.map((p) => [p.digest, p.bytes])).values()].reduce((n, b) => n + b, 0) } : usage
+  const remaining = dryRun ? rows.filter((r) => !purged.some((p) => p.ref === r.ref && p.digest === r.digest)) : yield* store.list({ states: OUT_OF_TIER })
+  const after = (yield* archiveUsage(remaining, archive)).usage
   return {
     dryRun,
     purged,

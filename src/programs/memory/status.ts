@@ -2,7 +2,7 @@ import { Clock, Effect } from "effect"
 import { tierState, type TierState } from "../../domain/MemoryPolicy.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
-import { MemoryStore } from "../../services/MemoryStore.js"
+import { MemoryStore, type ArchiveEntry } from "../../services/MemoryStore.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { planReduction } from "./plan.js"
 import { OUT_OF_TIER, policyNow, readTiers, sizeOf, type Tier } from "./tiers.js"
@@ -46,6 +46,19 @@ export const stateOfTier = Effect.fn("memory.tierState")(function* (tier: Tier) 
   return { size, plan, policy, state: tierState(policy, size, plan.after, pending) }
 })
 
+/** The memory archive's size: the distinct blobs of items out of their tier that are present; the absent ones listed. */
+export const archiveUsage = (rows: ReadonlyArray<ArchiveEntry>, archive: MemoryArchive["Type"]) =>
+  Effect.gen(function* () {
+    const sizes = new Map<string, number>()
+    const missing: Array<{ ref: string; digest: string }> = []
+    for (const row of rows) {
+      if (sizes.has(row.digest)) continue
+      if (yield* archive.exists(row.digest)) sizes.set(row.digest, row.bytes)
+      else missing.push({ ref: row.ref, digest: row.digest })
+    }
+    return { usage: { blobs: sizes.size, bytes: [...sizes.values()].reduce((n, b) => n + b, 0) }, missing }
+  })
+
 /** Evidence rows queued by background intake, still open. */
 export const queuedIntake = Effect.map(
   Effect.flatMap(EvidenceStore, (store) => store.list({ source: "memory", status: "open", limit: 100_000 })),
@@ -67,9 +80,7 @@ export const memoryStatus = Effect.fn("memory.status")(function* (input: { reado
   }
   const archive = yield* MemoryArchive
   const rows = yield* (yield* MemoryStore).list({ states: OUT_OF_TIER })
-  const missing: Array<{ ref: string; digest: string }> = []
-  for (const row of rows) if (!(yield* archive.exists(row.digest))) missing.push({ ref: row.ref, digest: row.digest })
-  const usage = yield* archive.usage
+  const { usage, missing } = yield* archiveUsage(rows, archive)
   return {
     tiers: out,
     archive: { blobs: usage.blobs, bytes: usage.bytes, missing },
