@@ -52,17 +52,18 @@ export const memoryPurge = Effect.fn("memory.purge")(function* (input: PurgeInpu
   const evidence = yield* EvidenceStore
   const index = yield* IndexStore
   const rows = yield* store.list({ states: OUT_OF_TIER })
-  const tierRefs = new Map<string, ReadonlySet<string>>()
+  const tierRefs = new Map<string, ReadonlySet<string> | undefined>()
+  // A successor is looked for on disk in a bundle with a memory tier (the index may not have seen a deletion yet),
+  // else in the index; an overlaid (hidden) item does not count.
   const exists = (ref: string) =>
     Effect.gen(function* () {
       const bundle = ref.slice(0, ref.indexOf("//"))
       if (!tierRefs.has(bundle)) {
         const tier = yield* readTier(bundle)
-        // A successor in the bundle counts while it is in the tier (an active memory) or any other file of the bundle.
-        tierRefs.set(bundle, tier === undefined ? new Set() : new Set([...tier.refs].filter((r) => !tier.overlays.some((o) => o.ref === r))))
+        tierRefs.set(bundle, tier === undefined ? undefined : new Set([...tier.refs].filter((r) => !tier.overlays.some((o) => o.ref === r))))
       }
-      if (tierRefs.get(bundle)!.has(ref)) return true
-      return (yield* index.resolve(ref)) !== undefined
+      const refs = tierRefs.get(bundle)
+      return refs !== undefined ? refs.has(ref) : (yield* index.resolve(ref)) !== undefined
     })
   const purged: Array<PurgeLine> = []
   const kept: Array<PurgeLine> = []
