@@ -1,4 +1,5 @@
 import { Clock, Effect } from "effect"
+import { purgeDecision } from "../../domain/memory/Purge.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
@@ -30,8 +31,6 @@ export interface PurgeResult {
   /** The archive stays above archiveMaxBytes after this purge: held, refused or in-grace blobs fill it. */
   readonly overMax: boolean
 }
-
-const DAY = 86_400_000
 
 /** Evidence against a successor recorded after the retirement: a retrieval regression (spec 06 §8.5). */
 const REGRESSION_KINDS = new Set(["negative-feedback", "failed-search"])
@@ -70,28 +69,17 @@ export const memoryPurge = Effect.fn("memory.purge")(function* (input: PurgeInpu
   const refused: Array<PurgeLine> = []
   const line = (row: ArchiveEntry, reason: string): PurgeLine => ({ ref: row.ref, digest: row.digest, bytes: row.bytes, retiredAt: row.retiredAt, reason })
   for (const row of rows) {
-    const age = nowMs - Date.parse(row.retiredAt)
-    if (row.hold) {
-      kept.push(line(row, "held"))
-      continue
+    let missing: string | undefined
+    let regression: string | undefined
+    if (!row.hold) {
+      for (const successor of row.successors) if (!(yield* exists(successor))) missing = successor
+      const regressed = row.successors.length === 0 ? [] : (yield* Effect.forEach(row.successors, (ref) => evidence.list({ ref, status: "open" }))).flat()
+        .filter((e) => REGRESSION_KINDS.has(e.kind) && e.recordedAt > row.retiredAt)
+      if (regressed.length > 0) regression = `its successor ${regressed[0]!.ref} drew ${regressed[0]!.kind} since the retirement; review it before purging`
     }
-    if (age < policy.retireGraceDays * DAY && age < policy.archiveRetentionDays * DAY) {
-      kept.push(line(row, `in its grace period until ${new Date(Date.parse(row.retiredAt) + policy.retireGraceDays * DAY).toISOString()}`))
-      continue
-    }
-    let gone: string | undefined
-    for (const successor of row.successors) if (!(yield* exists(successor))) gone = successor
-    if (gone !== undefined) {
-      refused.push(line(row, `its successor ${gone} was deleted: the archive holds the only copy; restore it with \`akm memory restore ${row.ref}\` or hold it`))
-      continue
-    }
-    const regressed = row.successors.length === 0 ? [] : (yield* Effect.forEach(row.successors, (ref) => evidence.list({ ref, status: "open" }))).flat()
-      .filter((e) => REGRESSION_KINDS.has(e.kind) && e.recordedAt > row.retiredAt)
-    if (regressed.length > 0) {
-      refused.push(line(row, `its successor ${regressed[0]!.ref} drew ${regressed[0]!.kind} since the retirement; review it before purging`))
-      continue
-    }
-    purged.push(line(row, "past its grace period, successor in place"))
+    const decision = purgeDecision(row, { nowMs, policy, missingSuccessor: missing, regression })
+    const target = decision._tag === "purge" ? purged : decision._tag === "keep" ? kept : refused
+    target.push(line(row, decision._tag === "refuse" && missing !== undefined ? `${decision.reason}; restore it with \`akm memory restore ${row.ref}\` or hold it` : decision.reason))
   }
   if (!dryRun && purged.length > 0) {
     const purgedIds = new Set(rows.filter((r) => purged.some((p) => p.ref === r.ref && p.digest === r.digest)).map((r) => r.id))
