@@ -141,11 +141,15 @@ export const deterministicCleanup = (input: CleanupInput): CleanupPlan => {
  */
 export const coverageRetirement = (records: ReadonlyArray<MemoryRecord>, target: number): ReadonlyArray<Retirement> => {
   const active = new Map(records.map((r) => [r.ref, r]))
+  const index = new WordIndex(records)
   const out: Array<Retirement> = []
   for (const r of [...records].sort(byAge)) {
     if (active.size <= target) break
     if (r.problems.length > 0) continue
-    const others = [...active.values()].filter((o) => o.ref !== r.ref)
+    // Only memories that share a claim's rarest words can cover it: a narrowing that can only
+    // make coverage rarer (the safe direction), never create it.
+    const others = index.candidates(r, active).filter((o) => o.ref !== r.ref)
+    if (others.length === 0) continue
     const coverage = claimCoverage(r.body, others.map((o) => o.body))
     // An undispositioned claim blocks retirement (R-MEM-3).
     if (coverage.length === 0 || coverage.some((c) => !c.covered || c.coveredBy === undefined)) continue
@@ -154,6 +158,31 @@ export const coverageRetirement = (records: ReadonlyArray<MemoryRecord>, target:
     active.delete(r.ref)
   }
   return out
+}
+
+const wordsOf = (text: string): ReadonlyArray<string> => [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].map((w) => w.replace(/(?:ing|ed|es|s)$/, ""))
+
+/** Which memories hold a word, so a claim's possible covers are found without comparing every pair. */
+class WordIndex {
+  private readonly postings = new Map<string, Set<string>>()
+  constructor(records: ReadonlyArray<MemoryRecord>) {
+    for (const r of records) {
+      for (const w of wordsOf(r.body)) {
+        const set = this.postings.get(w)
+        if (set === undefined) this.postings.set(w, new Set([r.ref]))
+        else set.add(r.ref)
+      }
+    }
+  }
+  /** The active memories holding one of the two rarest words of each claim of `record`. */
+  candidates(record: MemoryRecord, active: ReadonlyMap<string, MemoryRecord>): ReadonlyArray<MemoryRecord> {
+    const refs = new Set<string>()
+    for (const claim of extractClaims(record.body)) {
+      const rare = wordsOf(claim.text).sort((a, b) => (this.postings.get(a)?.size ?? 0) - (this.postings.get(b)?.size ?? 0)).slice(0, 2)
+      for (const w of rare) for (const ref of this.postings.get(w) ?? []) refs.add(ref)
+    }
+    return [...refs].flatMap((ref) => active.get(ref) ?? [])
+  }
 }
 
 /** Every claim has a disposition: a retirement without one must not happen. */
