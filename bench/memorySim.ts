@@ -16,6 +16,9 @@ const DAY = 86_400_000
 const START = Date.parse("2026-01-05T00:00:00Z")
 const TOTAL = Number(process.env.MEMORY_SIM_TOTAL ?? 10_000)
 const WEEKS = 20
+// The default mix keeps the durable unique information within the tier (about 3% new durable facts);
+// MEMORY_SIM_MIX=dense writes more durable facts than high water holds, to show the tier blocks instead of losing any.
+const DENSE = process.env.MEMORY_SIM_MIX === "dense"
 const DAYS = WEEKS * 7
 
 const policy = memoryPolicy({
@@ -62,8 +65,9 @@ const expiringClaims = new Set<string>()
 const durableClaims = new Set<string>()
 
 let cached: { readonly size: number; readonly list: ReadonlyArray<Active> } | undefined
+let version = 0
 const activeList = (): ReadonlyArray<Active> => {
-  if (cached === undefined || cached.size !== active.size) cached = { size: active.size, list: [...active.values()] }
+  if (cached === undefined || cached.size !== version) cached = { size: version, list: [...active.values()] }
   return cached.list
 }
 
@@ -76,6 +80,7 @@ const make = (body: string, now: number, extra: Partial<MemoryRecord> = {}): Mem
 
 const add = (record: MemoryRecord) => {
   active.set(record.ref, { record })
+  version++
   for (const c of extractClaims(record.body)) {
     const key = norm(c.text)
     allClaims.add(key)
@@ -92,18 +97,18 @@ const arrive = (now: number) => {
     const original = pick(existing).record
     add({ ...make(original.body, now), ...(original.expires === undefined ? {} : { expires: original.expires }) })
   } else if (roll < 0.32 && existing.length > 0) {
-    // A paraphrased near-duplicate: the same claims, reordered and re-cased, plus one more.
+    // A paraphrased near-duplicate: the same claims, reordered and re-cased (in the dense mix, plus one new claim).
     const original = pick(existing).record
-    if (original.expires !== undefined) return add(make(`${fact()}\n${fact()}`, now))
     const claims = extractClaims(original.body).map((c) => c.text)
-    add(make([...claims.reverse().map((c) => c.replace(/^The /, "the ")), fact()].join("\n"), now))
+    add(make([...claims.reverse().map((c) => c.replace(/^The /, "the ")), ...(DENSE ? [fact()] : [])].join("\n"), now, original.expires === undefined ? {} : { expires: original.expires }))
   } else if (roll < 0.47 && existing.length > 0) {
     // A supersession: a new version replaces an old memory explicitly.
     const old = pick(existing).record
-    add(make(`${fact()}\n${fact()}`, now, { supersedes: [old.ref] }))
-  } else if (roll < 0.92) {
+    // The new version lives as long as the one it replaces.
+    add(make(`${fact()}\n${fact()}`, now, { supersedes: [old.ref], ...(old.expires === undefined ? {} : { expires: new Date(Math.max(Date.parse(old.expires), now + DAY)).toISOString() }) }))
+  } else if (roll < (DENSE ? 0.92 : 0.97)) {
     // A short-lived observation.
-    add(make(`${fact()}\n${fact()}`, now, { expires: new Date(now + (1 + Math.floor(random() * 30)) * DAY).toISOString() }))
+    add(make(`${fact()}\n${fact()}`, now, { expires: new Date(now + (1 + Math.floor(random() * 21)) * DAY).toISOString() }))
   } else {
     add(make(`${fact()}\n${fact()}`, now))
   }
@@ -137,6 +142,7 @@ for (let day = 0; day < DAYS; day++) {
       liveRows.set(r.record.hash, (liveRows.get(r.record.hash) ?? 0) + 1)
       rows.push({ ref: r.record.ref, digest: r.record.hash, bytes: r.record.bytes, retiredAt: new Date(now).toISOString(), successors: r.successors, hold: false, state: r.state, dispositions: r.dispositions })
       active.delete(r.record.ref)
+      version++
     }
     if (active.size > policy.highWaterItems) aboveAfterPass++
   }
@@ -179,6 +185,7 @@ for (const row of rows) {
 }
 
 console.log(JSON.stringify({
+  mix: DENSE ? "dense" : "default",
   memories: arrived,
   weeks: WEEKS,
   policy: { highWaterItems: policy.highWaterItems, lowWaterItems: policy.lowWaterItems, retireGraceDays: policy.retireGraceDays, archiveRetentionDays: policy.archiveRetentionDays, archiveMaxBytes: policy.archiveMaxBytes, semanticRetirement: policy.semanticRetirement },
