@@ -178,7 +178,7 @@ class WordIndex {
   candidates(record: MemoryRecord, active: ReadonlyMap<string, MemoryRecord>): ReadonlyArray<MemoryRecord> {
     const refs = new Set<string>()
     for (const claim of extractClaims(record.body)) {
-      const rare = wordsOf(claim.text).sort((a, b) => (this.postings.get(a)?.size ?? 0) - (this.postings.get(b)?.size ?? 0)).slice(0, 2)
+      const rare = [...wordsOf(claim.text)].sort((a, b) => (this.postings.get(a)?.size ?? 0) - (this.postings.get(b)?.size ?? 0)).slice(0, 2)
       for (const w of rare) for (const ref of this.postings.get(w) ?? []) refs.add(ref)
     }
     return [...refs].flatMap((ref) => active.get(ref) ?? [])
