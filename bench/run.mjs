@@ -4,7 +4,7 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp, everything, claims (default: all),
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp, everything, claims, memory-sim (default: all),
 //               or hybrid (opt-in, never in the default run: embeddings through a stub endpoint);
 //               search or mcp without index builds only the 5,000-item corpus they search
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
@@ -51,6 +51,13 @@
 //   "mcp": { "items", "firstAnswerMs", "search": { "calls", "p50Ms", "p95Ms" }, "rss": { "after1000Mb", "afterMb", "calls", "growthMb" },
 //            "targets" } (akm mcp over stdio with the MCP SDK client; the kept 5,000-item corpus; --quick: 200 items, 1,000 calls)
 //
+//   "memory-sim": { "memories", "weeks", "policy", "passes", "passesLeftAboveHighWater", "maxTierAfterPass", "finalTier",
+//                   "retirements", "byDisposition", "purged", "archive": { "maxBytes", "finalBytes", "finalBlobs", "withinMax" },
+//                   "audit": { "uniqueClaims", "lost", "lostExamples", "expiredOnly" }, "weekly": [{ "week", "arrived",
+//                   "tierBeforePass", "tierAfterPass", "archiveBlobs", "archiveBytes" }], "targets" }
+//               (bench/memorySim.ts: 10,000 memories over 20 simulated weeks through the consolidation planner and purge rule;
+//               distinct from "memory", the index's peak RSS)
+//
 //   "improve": { "defects", "kinds", "variants", "tuning" | "heldOut" | "all": { "defects", "goodAccepted", "badAccepted", "badRejected",
 //                "precision", "recall", "badRejectionRate" }, "triggerLift": { "proposals", "mrrBefore", "mrrAfter", "lift" },
 //                "run": { "attempts", "wallMs", "modelCalls", "secondRunModelCalls", "secondRunGeneratorCalls" }, "misjudged" }
@@ -75,6 +82,7 @@ import { cpus, loadavg } from "node:os"
 import { fileURLToPath } from "node:url"
 import { cleanupDriver } from "./sections/driver.mjs"
 import { improveRows, improveSection } from "./sections/improve.mjs"
+import { memorySimRows, memorySimSection } from "./sections/memorySim.mjs"
 import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
 import { mcpRows, mcpSection } from "./sections/mcp.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
@@ -86,8 +94,8 @@ import { everythingRows, everythingSection } from "./sections/everything.mjs"
 import { claimsRows, claimsSection } from "./claims.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp,everything,claims] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp", "everything", "claims"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp,everything,claims,memory-sim] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp", "everything", "claims", "memory-sim"]
 // Opt-in only (never in the default run): hybrid retrieval through a stub embeddings endpoint.
 const OPT_IN = ["hybrid"]
 
@@ -184,6 +192,7 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
     if (wanted.has("improve")) results.sections.improve = await improveSection({ onProgress: progress })
     if (wanted.has("everything")) results.sections.everything = await everythingSection({ onProgress: progress })
     if (wanted.has("claims")) results.sections.claims = await claimsSection()
+    if (wanted.has("memory-sim")) results.sections["memory-sim"] = await memorySimSection({ onProgress: progress })
     if (wanted.has("hybrid")) results.sections.hybrid = await hybridSection({ size: flags.quick ? 200 : 5000, onProgress: progress })
   } finally {
     cleanupDriver()
@@ -196,6 +205,7 @@ if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
   const { startup, index, search, quality, writes, stalls, improve, hybrid, mcp, everything, claims } = results.sections
+  const memorySim = results.sections["memory-sim"]
   process.stdout.write(
     [
       `(load ${results.machine.loadavg.join(" ")}; NODE_EXTRA_CA_CERTS ${results.machine.env.NODE_EXTRA_CA_CERTS === null ? "unset" : "set"}; NODE_OPTIONS ${results.machine.env.NODE_OPTIONS ?? "unset"})`,
@@ -226,6 +236,7 @@ if (flags.json) {
       ...(improve === undefined ? [] : [`improve — ${improve.defects} seeded defects (${improve.kinds.length} evidence kinds), a good and three bad candidates each; scripted generator`, table(improveRows(improve)), ""]),
       ...(everything === undefined ? [] : ["everything — akm everything as a CLI (process start included) on a generated git repository", table(everythingRows(everything)), ""]),
       ...(claims === undefined ? [] : [`claims — the claim-coverage checker on ${claims.pairs} labelled pairs (test/fixtures/claims), "covered" as the positive class`, table(claimsRows(claims)), ""]),
+      ...(memorySim === undefined ? [] : [`memory-sim — ${memorySim.memories} memories over ${memorySim.weeks} simulated weeks; ${memorySim.passes} consolidation passes, ${memorySim.purged} purged`, table(memorySimRows(memorySim)), ""]),
       ...(hybrid === undefined ? [] : ["hybrid — opt-in; stub embeddings endpoint on 127.0.0.1, in-process", table(hybridRows(hybrid)), ""]),
       `results: ${flags.out}`,
       ""

@@ -36,13 +36,15 @@ import type { TaskStore } from "../services/TaskStore.js"
 import type { StepProcess } from "../services/StepProcess.js"
 import type { WorkflowRuns } from "../services/WorkflowRuns.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
+import type { MemoryStore } from "../services/MemoryStore.js"
+import type { MemoryArchive } from "../services/MemoryArchive.js"
 import { redactReport, reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
 
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
-  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync | WorkflowRuns | StepProcess
+  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync | WorkflowRuns | StepProcess | MemoryStore | MemoryArchive
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

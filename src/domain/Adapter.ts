@@ -1,3 +1,4 @@
+import type { MemoryFacet } from "./memory/MemoryRecord.js"
 import type { Effect } from "effect"
 import type { Diagnostic, Severity } from "./Diagnostic.js"
 import type { FileChange } from "./FileChange.js"
@@ -183,6 +184,8 @@ export interface BundleAdapter {
   /** `ctx` gives access to guidance files the format keeps in the bundle (a wiki's schema.md). */
   readonly authoringContext?: (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate", ctx?: ValidateContext) => Effect.Effect<AuthoringContext>
   readonly create?: (request: CreateRequest, ctx: ValidateContext) => Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused>
+  /** The memory tier (spec 06 §8.1): formats with native memory files declare it; core owns the lifecycle. */
+  readonly memory?: MemoryFacet
   /**
    * `akm import`: the type this format gives a note whose frontmatter `type` comes from
    * another format (an OKF `Runbook` → akm `knowledge`); absent = the type is kept verbatim.

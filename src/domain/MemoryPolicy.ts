@@ -16,7 +16,15 @@ export const MEMORY_DEFAULTS = {
   archiveMaxBytes: 1_073_741_824
 } as const
 
-export type MemoryPolicy = { readonly [K in keyof typeof MEMORY_DEFAULTS]: number }
+/** What background intake does while a tier cannot safely reach low water (R-MEM-2). */
+export type BackgroundIntake = "queue" | "write"
+
+export type MemoryPolicy = { readonly [K in keyof typeof MEMORY_DEFAULTS]: number } & {
+  /** "queue" (the default): automatic capture waits in state.db instead of writing memory files. */
+  readonly backgroundIntakeWhenBlocked: BackgroundIntake
+  /** Retirement by claim coverage (not only deterministic cleanup) runs only when this is true (R-MEM-4). */
+  readonly semanticRetirement: boolean
+}
 
 /** Where consolidation aims when only `highWaterItems` is set: the defaults' 800 of 1000. */
 const LOW_WATER_RATIO = MEMORY_DEFAULTS.lowWaterItems / MEMORY_DEFAULTS.highWaterItems
@@ -37,7 +45,13 @@ export const MemorySection = Schema.Struct(
     highWaterBytes: Schema.optional(PositiveInt),
     retireGraceDays: Schema.optional(PositiveInt),
     archiveRetentionDays: Schema.optional(PositiveInt),
-    archiveMaxBytes: Schema.optional(PositiveInt)
+    archiveMaxBytes: Schema.optional(PositiveInt),
+    backgroundIntakeWhenBlocked: Schema.optional(Schema.Literal("queue", "write").annotations({
+      message: (issue) => ({ message: `must be queue or write, actual ${JSON.stringify(issue.actual)}`, override: true })
+    })),
+    semanticRetirement: Schema.optional(Schema.Boolean.annotations({
+      message: (issue) => ({ message: `must be true or false, actual ${JSON.stringify(issue.actual)}`, override: true })
+    }))
   },
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 )
@@ -52,7 +66,9 @@ export const memoryPolicy = (section: MemorySection | undefined): MemoryPolicy =
     highWaterBytes: section?.highWaterBytes ?? MEMORY_DEFAULTS.highWaterBytes,
     retireGraceDays: section?.retireGraceDays ?? MEMORY_DEFAULTS.retireGraceDays,
     archiveRetentionDays: section?.archiveRetentionDays ?? MEMORY_DEFAULTS.archiveRetentionDays,
-    archiveMaxBytes: section?.archiveMaxBytes ?? MEMORY_DEFAULTS.archiveMaxBytes
+    archiveMaxBytes: section?.archiveMaxBytes ?? MEMORY_DEFAULTS.archiveMaxBytes,
+    backgroundIntakeWhenBlocked: section?.backgroundIntakeWhenBlocked ?? "queue",
+    semanticRetirement: section?.semanticRetirement ?? false
   }
 }
 
@@ -70,3 +86,22 @@ export type MemoryPressure = "ok" | "high"
 /** A tier is under pressure once it holds more items or more bytes than its high water marks allow. */
 export const memoryPressure = (policy: MemoryPolicy, size: { readonly items: number; readonly bytes: number }): MemoryPressure =>
   size.items > policy.highWaterItems || size.bytes > policy.highWaterBytes ? "high" : "ok"
+
+/**
+ * A tier's state for `akm memory status` (spec 06 §8.2): ok under both high
+ * water marks; over-high when consolidation is required and can reach low
+ * water; reducing while a consolidation proposal waits for review; blocked
+ * when no safe reduction reaches low water (background intake queues, R-MEM-2).
+ */
+export type TierState = "ok" | "over-high" | "reducing" | "blocked"
+
+export const tierState = (
+  policy: MemoryPolicy,
+  size: { readonly items: number; readonly bytes: number },
+  after: { readonly items: number; readonly bytes: number },
+  pending: boolean
+): TierState => {
+  if (memoryPressure(policy, size) === "ok") return "ok"
+  if (pending) return "reducing"
+  return after.items <= policy.lowWaterItems && after.bytes <= policy.highWaterBytes ? "over-high" : "blocked"
+}

@@ -84,7 +84,7 @@ export const limitQueryTerms = (query: ParsedQuery): { readonly query: ParsedQue
 }
 
 /** Belief states of knowledge that was replaced or withdrawn: `current` search hides them when a current successor exists. */
-export const HISTORICAL_BELIEFS: ReadonlyArray<string> = ["superseded", "contradicted", "archived"]
+export const HISTORICAL_BELIEFS: ReadonlyArray<string> = ["superseded", "contradicted", "archived", "retired"]
 
 /** Item filters applied after the full-text match (spec 04 §3 step 3, step 5). */
 export interface ItemFilters {
@@ -179,4 +179,4 @@ export const passesFilters = <A extends FilterableItem>(item: A, filters: ItemFi
   (filters.adapters === undefined || filters.adapters.includes(item.adapter)) &&
   (filters.includeProposed || item.quality !== "proposed") &&
   Object.entries(filters.scope ?? {}).every(([key, value]) => item.scope?.[key] === value) &&
-  (filters.belief === "all" || (filters.belief === "current" ? !isReplaced(item, lookup) : isPast(item)))
+  (filters.belief === "all" || (filters.belief === "current" ? !isReplaced(item, lookup) && item.beliefState !== "retired" : isPast(item)))

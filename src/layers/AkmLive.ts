@@ -34,6 +34,8 @@ import { CrontabLive } from "./runtime/CrontabLive.js"
 import { TaskStoreSqlite } from "./sqlite/TaskStoreSqlite.js"
 import { StepProcessNode } from "./process/StepProcessNode.js"
 import { WorkflowRunsSqlite } from "./sqlite/WorkflowRunsSqlite.js"
+import { MemoryStoreSqlite } from "./sqlite/MemoryStoreSqlite.js"
+import { MemoryArchiveNode } from "./fs/MemoryArchiveNode.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -77,7 +79,10 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     TaskStoreSqlite,
     GitSyncIsomorphic,
     WorkflowRunsSqlite,
-    StepProcessNode
+    StepProcessNode,
+    // The memory lifecycle (spec 06 §8): archive metadata in state.db, bytes under $DATA/archive.
+    MemoryStoreSqlite,
+    MemoryArchiveNode
   ).pipe(
     // Tasks (spec 07 §3): the scheduler table config.yaml names (runtime.crontabFile), else the user's crontab.
     Layer.provideMerge(CrontabLive),

@@ -11,6 +11,8 @@ import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { isNewBundleName, suggestBundleName } from "../domain/Ref.js"
 import { shellCommand } from "../domain/ShellQuote.js"
 import { plural } from "../domain/Plural.js"
+import { INTAKE_ORIGIN, queuedIntake } from "./memory/status.js"
+import { EvidenceStore } from "../services/EvidenceStore.js"
 
 /** Interrupted transactions recovery will not act on: every writer refuses until each is resolved. */
 const damagedJournals = Effect.map(Effect.flatMap(TransactionJournals, (journals) => journals.inspect), (damaged) =>
@@ -22,7 +24,7 @@ const damagedJournals = Effect.map(Effect.flatMap(TransactionJournals, (journals
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "bundle-name" | "damaged-journal"
+  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "memory-queued" | "bundle-name" | "damaged-journal"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -39,6 +41,7 @@ const STATUS_OF: ReadonlyArray<readonly [Attention["code"], BundleStatus]> = [
   ["diagnostics", "errors"],
   ["refresh-overdue", "refresh overdue"],
   ["memory-pressure", "memory pressure"],
+  ["memory-queued", "memory pressure"],
   ["bundle-name", "name"]
 ]
 
@@ -110,8 +113,8 @@ export interface HealthResult {
 const MEMORY_TYPE = "memory"
 
 /**
- * Crossing high water makes consolidation required (spec 06 §8.2). Until
- * `akm improve` consolidates, the hint says what a person can do now.
+ * Crossing high water makes consolidation required (spec 06 §8.2): the hint
+ * names `akm memory consolidate`, and what to do when cleanup is not enough.
  */
 const memoryAttention = (name: string, bundle: BundleConfig, memory: MemoryHealth): Attention => {
   const crossed: ReadonlyArray<readonly [key: string, mark: number]> = [
@@ -126,8 +129,8 @@ const memoryAttention = (name: string, bundle: BundleConfig, memory: MemoryHealt
     bundle: name,
     message: `bundle '${name}' holds ${plural(memory.items, "memory item")} (${plural(memory.bytes, "byte")}), over ${crossed.map(([key, mark]) => `${key} (${mark})`).join(" and ")}: consolidation is required`,
     hint: isWritable(bundle)
-      ? `akm does not consolidate memories yet; ${review}, merge or delete the ones no longer needed down to ${plural(memory.lowWaterItems, "item")}, or ${raise}`
-      : `akm does not consolidate memories yet and the bundle is read-only here; ${review} and ask its maintainers to consolidate, or ${raise}`
+      ? `run \`${shellCommand("akm memory consolidate --bundle", name)}\` (duplicates, expired and superseded memories go to the archive, down toward ${plural(memory.lowWaterItems, "item")}); if \`akm memory status\` then says blocked, ${review} and merge by hand, or ${raise}`
+      : `the bundle is read-only here: \`${shellCommand("akm memory consolidate --bundle", name)}\` hides duplicates, expired and superseded memories in this workspace only; ${review}, or ${raise}`
   }
 }
 
@@ -254,6 +257,20 @@ export const health = Effect.fn("health")(function* () {
   for (const state of states) {
     if (config.bundles[state.bundle] !== undefined) continue
     attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${plural(state.items, "item")} of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
+  }
+
+  // Background intake that waits while a tier is blocked (R-MEM-2): the pressure is unresolved until it is written.
+  // (The start-up fast path has no EvidenceStore; the full CLI reports the queue.)
+  const evidence = yield* Effect.serviceOption(EvidenceStore)
+  const queued = Option.isNone(evidence) ? [] : Option.getOrElse(yield* probe("state.db", Effect.provideService(queuedIntake, EvidenceStore, evidence.value)), () => [])
+  for (const name of [...new Set(queued.map((e) => e.origin!.slice(INTAKE_ORIGIN.length)))]) {
+    const n = queued.filter((e) => e.origin === `${INTAKE_ORIGIN}${name}`).length
+    attention.push({
+      code: "memory-queued",
+      bundle: name,
+      message: `${plural(n, "background memory", "background memories")} for '${name}' wait in state.db: the tier cannot safely reach low water`,
+      hint: `run \`${shellCommand("akm memory consolidate --bundle", name)}\`, merge memories by hand, or raise memory.lowWaterItems; \`akm evidence list --kind session\` shows what waits`
+    })
   }
 
   attention.push(...(yield* damagedJournals))

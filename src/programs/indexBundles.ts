@@ -14,6 +14,7 @@ import { bundleNotFound } from "./bundle/show.js"
 import { collectSecretValues } from "./redactorValues.js"
 import { resolveBundle, SCAN_BATCH, scanStreamed, type ScanSummary } from "./scan.js"
 import { plural } from "../domain/Plural.js"
+import { MemoryStore } from "../services/MemoryStore.js"
 
 export interface IndexInput {
   /** One bundle; default every configured bundle. */
@@ -270,6 +271,13 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
       }
       for (const orphan of orphans) yield* store.removeBundle(orphan)
       yield* store.replaceUtilities(yield* (yield* UsageLog).utilities)
+      // Workspace retirement overlays (R-MEM-5): a rescan projects a hidden memory afresh, so the marks are laid again;
+      // a row whose bytes changed upstream no longer matches its overlay and stays visible.
+      const memories = yield* Effect.serviceOption(MemoryStore)
+      if (Option.isSome(memories)) {
+        const overlays = (yield* memories.value.list({ states: ["retired", "quarantined"] })).filter((e) => e.overlay && names.includes(e.bundle))
+        yield* store.retireOverlay(overlays.map((e) => ({ ref: e.ref, hash: e.digest })))
+      }
       if (input.bundle === undefined) yield* store.recordIndexRun(now)
       // The redactor's known values: digests of every .env*, env and secret value, so later writes never read a bundle (spec 08 §2.1).
       yield* collectSecretValues(names, configured)

@@ -235,6 +235,12 @@ export class IndexStore extends Context.Tag("akm/IndexStore")<IndexStore, {
    */
   readonly replaceUtilities: (utilities: ReadonlyMap<string, LearnedUtility>) => Effect.Effect<void, IndexStoreError>
   readonly updateUtility: (ref: string, utility: number, at: string) => Effect.Effect<void, IndexStoreError>
+  /**
+   * Workspace retirement overlays (spec 06 §8.5, R-MEM-5): each row whose ref
+   * and content hash match is marked retired (out of default search). A row
+   * whose bytes changed since keeps its own state: the overlay no longer applies.
+   */
+  readonly retireOverlay: (entries: ReadonlyArray<{ readonly ref: string; readonly hash: string }>) => Effect.Effect<number, IndexStoreError>
   /** Runs `effect` as the only index writer in the workspace (R-IDX-6); readers are not blocked. */
   readonly withWriteLease: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | IndexStoreError, R>
 }>() {}

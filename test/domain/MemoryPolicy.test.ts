@@ -1,7 +1,7 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { AkmConfig, configProblems } from "../../src/domain/Config.js"
-import { MEMORY_DEFAULTS, memoryPolicy, memoryPressure } from "../../src/domain/MemoryPolicy.js"
+import { MEMORY_DEFAULTS, memoryPolicy, memoryPressure, tierState } from "../../src/domain/MemoryPolicy.js"
 import { parseConfigText } from "../../src/layers/fs/WorkspaceConfigFile.js"
 
 // The `memory` section of config.yaml (spec 01 §2, spec 06 §8.2): typed, validated, with the spec's defaults.
@@ -16,7 +16,25 @@ const refusal = (text: string) => {
   return parsed.left
 }
 
+/** The numbers plus the two switches: background intake queues, semantic retirement is off (R-MEM-2, R-MEM-4). */
+const POLICY_DEFAULTS = { ...MEMORY_DEFAULTS, backgroundIntakeWhenBlocked: "queue", semanticRetirement: false }
+
 describe("memory policy (spec 06 §8.2)", () => {
+  it("backgroundIntakeWhenBlocked and semanticRetirement are read and checked", () => {
+    const set = Either.getOrThrow(decode({ memory: { backgroundIntakeWhenBlocked: "write", semanticRetirement: true } }))
+    expect(memoryPolicy(set.memory)).toMatchObject({ backgroundIntakeWhenBlocked: "write", semanticRetirement: true })
+    expect(Either.isLeft(decode({ memory: { backgroundIntakeWhenBlocked: "drop" } }))).toBe(true)
+    expect(Either.isLeft(decode({ memory: { semanticRetirement: "yes" } }))).toBe(true)
+  })
+
+  it("a tier's state: ok, over-high when a pass reaches low water, reducing while a proposal waits, else blocked", () => {
+    const policy = memoryPolicy({ highWaterItems: 100, lowWaterItems: 60 })
+    expect(tierState(policy, { items: 100, bytes: 1 }, { items: 100, bytes: 1 }, false)).toBe("ok")
+    expect(tierState(policy, { items: 120, bytes: 1 }, { items: 50, bytes: 1 }, false)).toBe("over-high")
+    expect(tierState(policy, { items: 120, bytes: 1 }, { items: 50, bytes: 1 }, true)).toBe("reducing")
+    expect(tierState(policy, { items: 120, bytes: 1 }, { items: 90, bytes: 1 }, false)).toBe("blocked")
+  })
+
   it("the defaults are the spec's, from one place", () => {
     expect(MEMORY_DEFAULTS).toEqual({
       highWaterItems: 1000,
@@ -26,17 +44,17 @@ describe("memory policy (spec 06 §8.2)", () => {
       archiveRetentionDays: 180,
       archiveMaxBytes: 1_073_741_824
     })
-    expect(memoryPolicy(undefined)).toEqual(MEMORY_DEFAULTS)
-    expect(memoryPolicy({})).toEqual(MEMORY_DEFAULTS)
+    expect(memoryPolicy(undefined)).toEqual(POLICY_DEFAULTS)
+    expect(memoryPolicy({})).toEqual(POLICY_DEFAULTS)
   })
 
   it("accepts the spec's full example, and what it sets is in force", () => {
     const text = "memory: { highWaterItems: 1000, lowWaterItems: 800, highWaterBytes: 52428800, retireGraceDays: 30, archiveRetentionDays: 180, archiveMaxBytes: 1073741824 }\n"
     const parsed = parseConfigText(FILE, text)
     expect(Either.isRight(parsed)).toBe(true)
-    if (Either.isRight(parsed)) expect(memoryPolicy(parsed.right.config.memory)).toEqual(MEMORY_DEFAULTS)
+    if (Either.isRight(parsed)) expect(memoryPolicy(parsed.right.config.memory)).toEqual(POLICY_DEFAULTS)
     const custom = Either.getOrThrow(decode({ memory: { highWaterItems: 50, lowWaterItems: 10, highWaterBytes: 4096, archiveMaxBytes: 1 } }))
-    expect(memoryPolicy(custom.memory)).toEqual({ ...MEMORY_DEFAULTS, highWaterItems: 50, lowWaterItems: 10, highWaterBytes: 4096, archiveMaxBytes: 1 })
+    expect(memoryPolicy(custom.memory)).toEqual({ ...POLICY_DEFAULTS, highWaterItems: 50, lowWaterItems: 10, highWaterBytes: 4096, archiveMaxBytes: 1 })
   })
 
   it("an unset lowWaterItems follows a set highWaterItems (80%, as 800 of 1000)", () => {

@@ -73,7 +73,10 @@ describe("health: memory tiers (spec 06 §8.2)", () => {
       const attention = over.attention.find((a) => a.code === "memory-pressure")!
       expect(attention.message).toMatch(/^bundle 'mem' holds 3 memory items \(\d+ bytes\), over memory\.highWaterItems \(2\): consolidation is required$/)
       expect(attention.hint).toContain("akm search mem// --type memory")
-      expect(attention.hint).toContain("no longer needed down to 1 item, or raise memory.highWaterItems")
+      // The lifecycle ships (issue 23): the hint names consolidation first, toward the low water mark.
+      expect(attention.hint).toContain("akm memory consolidate --bundle mem")
+      expect(attention.hint).toContain("down toward 1 item")
+      expect(attention.hint).toContain("raise memory.highWaterItems")
       expect(attention.hint).toContain("akm config set memory.highWaterItems <n>")
 
       yield* config.update((editor) => editor.set(["memory", "highWaterItems"], 3))

@@ -319,6 +319,23 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect((yield* store.typeSizes(type)).map((s) => s.bundle)).toEqual([one])
       }))
 
+    it.effect("retireOverlay hides rows whose ref and hash match from current browsing and typeSizes; a changed hash stays visible (R-MEM-5)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("overlay")
+        const type = `memory-${bundle}`
+        yield* store.persist(bundle, [indexDoc(bundle, "m/a", { type, hash: "h-a" }), indexDoc(bundle, "m/b", { type, hash: "h-b" })])
+        expect(yield* store.retireOverlay([{ ref: `${bundle}//m/a`, hash: "h-a" }, { ref: `${bundle}//m/b`, hash: "stale" }])).toBe(1)
+        const listed = yield* store.browse({ bundle, prefix: "", filters: current([bundle]), limit: 10 })
+        expect(listed.items.map((i) => i.ref)).toEqual([`${bundle}//m/b`])
+        expect(yield* store.typeSizes(type)).toEqual([{ bundle, items: 1, bytes: expect.any(Number) }])
+        const past = yield* store.browse({ bundle, prefix: "", filters: { ...current([bundle]), belief: "historical" }, limit: 10 })
+        expect(past.items.map((i) => i.ref)).toEqual([`${bundle}//m/a`])
+        // Upstream bytes changed: the re-persisted row is visible again.
+        yield* store.persist(bundle, [indexDoc(bundle, "m/a", { type, hash: "h-a2" }), indexDoc(bundle, "m/b", { type, hash: "h-b" })])
+        expect((yield* store.browse({ bundle, prefix: "", filters: current([bundle]), limit: 10 })).items.map((i) => i.ref)).toEqual([`${bundle}//m/a`, `${bundle}//m/b`])
+      }))
+
     it.effect("the manifest is stored with the documents; a stale mark keeps the rows and clears on the next persist", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore

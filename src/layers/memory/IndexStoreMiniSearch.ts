@@ -319,7 +319,7 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
       Effect.sync(() => {
         const sizes = new Map<string, TypeSize>()
         for (const { doc } of docs.values()) {
-          if (doc.type !== type) continue
+          if (doc.type !== type || doc.beliefState === "retired") continue
           const size = sizes.get(doc.bundle)
           sizes.set(doc.bundle, { bundle: doc.bundle, items: (size?.items ?? 0) + 1, bytes: (size?.bytes ?? 0) + doc.bytes })
         }
@@ -369,6 +369,18 @@ export const makeIndexStoreMiniSearch = Effect.sync(() => {
         for (const [ref, utility] of values) utilities.set(ref, utility)
       }),
     updateUtility: (ref, value, at) => Effect.sync(() => void utilities.set(ref, { value, at })),
+    retireOverlay: (entries) =>
+      Effect.sync(() => {
+        let n = 0
+        for (const e of entries) {
+          const stored = docs.get(e.ref)
+          if (stored === undefined || stored.doc.hash !== e.hash) continue
+          const doc = { ...stored.doc, beliefState: "retired" }
+          docs.set(e.ref, { ...stored, doc, json: JSON.stringify(doc) })
+          n++
+        }
+        return n
+      }),
     withWriteLease: (effect) => lease.withPermits(1)(effect)
   })
 })

@@ -265,6 +265,31 @@ export const stateMigrations: Migrations = {
       status TEXT NOT NULL
     )`,
     "CREATE INDEX task_runs_alias ON task_runs (alias, id)"
+  ),
+  // The memory lifecycle (spec 06 §8.3, §8.5): one row per retirement, with the archived blob's digest,
+  // reason, successors, claim dispositions, proposal, hold flag, and restore/purge outcome.
+  "0011_memory": exec(
+    `CREATE TABLE memory_archive (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      bundle TEXT NOT NULL,
+      ref TEXT NOT NULL,
+      path TEXT NOT NULL,
+      digest TEXT NOT NULL,
+      bytes INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      successors TEXT NOT NULL,
+      dispositions TEXT NOT NULL,
+      proposal_id TEXT,
+      retired_at TEXT NOT NULL,
+      hold INTEGER NOT NULL DEFAULT 0,
+      overlay INTEGER NOT NULL DEFAULT 0,
+      restored_at TEXT,
+      restore_proposal TEXT,
+      purged_at TEXT
+    )`,
+    "CREATE INDEX memory_archive_ref ON memory_archive (ref)",
+    "CREATE INDEX memory_archive_bundle ON memory_archive (bundle, state)"
   )
 }
 

@@ -29,6 +29,8 @@ import { ChildProcessNode } from "../process/ChildProcessNode.js"
 import { CredentialsLive } from "../runtime/CredentialsLive.js"
 import { StateDbMemory } from "../sqlite/StateDb.js"
 import { StateStoreSqlite } from "../sqlite/StateStoreSqlite.js"
+import { MemoryStoreSqlite } from "../sqlite/MemoryStoreSqlite.js"
+import { MemoryArchiveNode } from "../fs/MemoryArchiveNode.js"
 import { UsageLogSqlite } from "../sqlite/UsageLogSqlite.js"
 import { TokenizerGpt } from "../tokenizer/TokenizerGpt.js"
 import { workspacePaths } from "../../domain/Paths.js"
@@ -53,7 +55,7 @@ export const WorkspaceConfigTemp = Layer.scoped(
 )
 
 /** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode, TaskStoreSqlite).pipe(
+export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode, TaskStoreSqlite, MemoryStoreSqlite, MemoryArchiveNode).pipe(
   // Never the real crontab: without runtime.crontabFile, a file in the temp workspace.
   Layer.provideMerge(makeCrontabLive((paths) => crontabFile(path.join(paths.configDir, "crontab")))),
   Layer.provideMerge(CredentialsLive),

@@ -1,9 +1,10 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import { Conflict, UsageError } from "../../domain/Errors.js"
 import { validateNewBundleName } from "../../domain/Ref.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { Materializer } from "../../services/Materializer.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
+import { MemoryStore } from "../../services/MemoryStore.js"
 import { Bindings } from "../../services/Bindings.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { StateStore } from "../../services/StateStore.js"
@@ -59,6 +60,9 @@ export const bundleRename = Effect.fn("bundle.rename")(function* (from: string, 
   yield* (yield* ProposalStore).renameBundle(from, to)
   yield* (yield* EvidenceStore).renameBundle(from, to)
   yield* (yield* Bindings).renameBundle(from, to)
+  // The memory archive's rows (origin bundle and ref); optional so a program without the lifecycle still renames.
+  const memories = yield* Effect.serviceOption(MemoryStore)
+  if (Option.isSome(memories)) yield* memories.value.renameBundle(from, to)
   const index = yield* IndexStore
   yield* index.withWriteLease(index.renameBundle(from, to))
 

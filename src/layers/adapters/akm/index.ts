@@ -11,6 +11,7 @@ import { probeAkm } from "./probe.js"
 import { projectAkm } from "./project.js"
 import { akmOwnRules } from "./rules.js"
 import { typeNamed } from "./types.js"
+import { markdownMemoryFacet } from "../core/MemoryFacetMarkdown.js"
 
 const own = new Set(akmOwnRules.map((rule) => rule.code))
 
@@ -41,6 +42,7 @@ export const makeAkmAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       lintBundle: (ctx, items) => lintAkm(ctx, items, book),
       authoring: (_bundle, target) => Effect.succeed(akmAuthoring(target)),
       create: (request, ctx) => createAkm(request, ctx, book),
+      memory: markdownMemoryFacet("memories"),
       // A type akm has keeps its directory; any other format's type (OKF's Runbook, Guide …) is knowledge.
       importType: (type) => typeNamed(type) ?? "knowledge",
       exports: (ctx) => akmExports(ctx, book)

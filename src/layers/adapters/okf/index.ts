@@ -9,6 +9,7 @@ import { planConcepts } from "./plan.js"
 import { probeOkf } from "./probe.js"
 import { projectConcept } from "./project.js"
 import { okfRules } from "./rules.js"
+import { markdownMemoryFacet } from "../core/MemoryFacetMarkdown.js"
 
 export { updateConcept, type ConceptChanges } from "./update.js"
 
@@ -35,7 +36,8 @@ export const makeOkfAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       lintBundle: lintOkfBundle(book),
       authoring: (bundle, target, op) => Effect.succeed(okfAuthoring(book, bundle, target, op)),
       create: createConcept(book),
-      listings: okfListings
+      listings: okfListings,
+      memory: markdownMemoryFacet("memories")
     })
   )
 

@@ -108,7 +108,10 @@ export const createProjectItem = (request: CreateRequest, ctx: ValidateContext, 
       const fields = request.fields ?? {}
       const frontmatter = type === "rule"
         ? Object.fromEntries([...RULE_KEYS, "tags"].filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]]))
-        : { tags: fields["tags"] }
+        : type === "memory"
+          // The memory lifecycle's keys (spec 06 §8.1) travel with a memory.
+          ? Object.fromEntries(["tags", "expires", "supersedes", "supersededBy", "observedAt", "derivedFrom"].filter((key) => fields[key] !== undefined).map((key) => [key, fields[key]]))
+          : { tags: fields["tags"] }
       const problems = type === "rule" ? checkRuleFrontmatter(frontmatter, {}) : []
       if (problems.length > 0) return yield* refuse(`the rule frontmatter would be invalid: ${problems.map((p) => p.message).join("; ")}`, "see the invalid-rule-frontmatter guidance")
       const body = request.body.trimStart().startsWith("# ") ? request.body : `# ${request.title}\n\n${request.body}`

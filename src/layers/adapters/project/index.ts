@@ -9,6 +9,7 @@ import { planProject, PROJECT_SKILL_PARENTS } from "./plan.js"
 import { probeProject } from "./probe.js"
 import { projectKnowledgeFile } from "./project.js"
 import { projectOwnRules } from "./rules.js"
+import { markdownMemoryFacet } from "../core/MemoryFacetMarkdown.js"
 
 const own = new Set(projectOwnRules.map((rule) => rule.code))
 
@@ -39,6 +40,7 @@ export const makeProjectAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter
       project: (item, ctx) => projectSkillItem(item, ctx, { book, parents: PROJECT_SKILL_PARENTS }) ?? projectKnowledgeFile(item, ctx, book),
       authoring: (_bundle, target) => Effect.succeed(projectAuthoring(target)),
       create: (request, ctx) => createProjectItem(request, ctx, book),
+      memory: markdownMemoryFacet("memory"),
       lintBundle: lintProjectBundle(book)
     })
   )

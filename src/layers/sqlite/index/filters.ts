@@ -31,7 +31,8 @@ export const filterClause = (filters: ItemFilters): SqlText => {
   for (const [key, value] of Object.entries(filters.scope ?? {})) {
     clauses.push(sql`EXISTS (SELECT 1 FROM json_each(d.scope) j WHERE j.key = ${key} AND j.value = ${value})`)
   }
-  if (filters.belief === "current") clauses.push(literal(`NOT ${REPLACED}`))
+  // A memory retired by a workspace overlay (R-MEM-5) is out of default retrieval, shown with --belief historical.
+  if (filters.belief === "current") clauses.push(literal(`NOT ${REPLACED} AND (d.belief_state IS NULL OR d.belief_state <> 'retired')`))
   else if (filters.belief === "historical") clauses.push(literal(PAST))
   return and(clauses)
 }

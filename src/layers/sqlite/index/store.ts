@@ -210,6 +210,15 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
         db.run(sql`INSERT INTO ranking_features (ref, utility, updated_at) VALUES (${ref}, ${utility}, ${at})
           ON CONFLICT (ref) DO UPDATE SET utility = excluded.utility, updated_at = excluded.updated_at`)
       ),
+    retireOverlay: (entries) =>
+      entries.length === 0
+        ? Effect.succeed(0)
+        : write((db) =>
+          Effect.map(
+            Effect.forEach(entries, (e) => db.rows<{ id: number }>(sql`UPDATE documents SET belief_state = 'retired' WHERE ref = ${e.ref} AND hash = ${e.hash} RETURNING id`)),
+            (rows) => rows.flat().length
+          )
+        ),
     withWriteLease: parts.withWriteLease
   })
 }
