@@ -8,7 +8,7 @@ import { splitClaimTexts } from "./claims/split.js"
  * is the contract between the memory lifecycle and the claim extractor; the
  * extractor and checker behind it are deterministic (no model), and their
  * precision on "covered" is measured on the labelled benchmark in
- * test/fixtures/claims/ (docs/memory-claims.md).
+ * test/fixtures/claims/ (docs/memory.md, "Claims and coverage").
  *
  * A claim is a sentence, a `;` clause, a bullet or a table row. It is covered
  * by one target claim, or by a few adjacent ones read together, only when its
