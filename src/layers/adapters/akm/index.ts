@@ -30,7 +30,9 @@ export const makeAkmAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
   ruleDrivenAdapter(
     {
       id: "akm",
-      version: "1",
+      // 2: workflows/ got runnable steps and stricter lint (invalid-step, unknown-param), memories/ a memory facet:
+      // an index written by version 1 re-checks every item instead of trusting its cached lint.
+      version: "2",
       writable: true,
       description: "akm's native working format: one directory per type (skills, commands, agents, knowledge, memories, workflows, scripts, env, secrets, tasks …)"
     },
