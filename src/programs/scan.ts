@@ -6,7 +6,7 @@ import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
 import { readLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
-import { checkPlans } from "../domain/PlanChecks.js"
+import { planChecked } from "../domain/PlanChecks.js"
 import { Adapters } from "../services/Adapters.js"
 import { BundleFiles, type WalkResult } from "../services/BundleFiles.js"
 import { ItemProjector, type ProjectionJob } from "../services/ItemProjector.js"
@@ -93,13 +93,14 @@ export const scanStreamed = <E, R>(
       complete
     })
 
-    const planned = yield* Effect.sync(() => adapter.plan(walked.files, info)).pipe(Effect.either, Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause))))
+    // A write's refresh plans the tree its validation just planned (decision 0032).
+    const planned = yield* Effect.sync(() => planChecked(info, adapter, walked.files)).pipe(Effect.either, Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause))))
     if (Either.isLeft(planned)) {
       diagnostics.push({ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter failed to plan the bundle: ${defectMessage(planned.left)}` })
       return summary(0, false)
     }
-    diagnostics.push(...planned.right.diagnostics)
-    const plans = checkPlans(info.name, planned.right.items)
+    diagnostics.push(...planned.right.planned.diagnostics)
+    const plans = planned.right.checked
     diagnostics.push(...plans.diagnostics)
 
     // Projected in ref order (refs share the bundle prefix, so concept-id order is
