@@ -3,7 +3,7 @@ import { Effect, Either, Layer } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateContext } from "../../domain/Adapter.js"
 import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
-import { projectItem, readLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
+import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
@@ -28,17 +28,6 @@ const defectMessage = (cause: unknown): string => (cause instanceof Error ? caus
 /** Validation needs no content hash: the document it builds is thrown away. */
 const noHash: HashFiles = () => Effect.succeed({ hash: "", bytes: 0 })
 
-/** Parsed once per stored item: both trees (and the engine after the evaluation) share it. */
-const lintOfStored = new WeakMap<ItemInputs, LintItem>()
-
-const storedLint = (stored: ItemInputs): LintItem => {
-  let item = lintOfStored.get(stored)
-  if (item === undefined) {
-    item = readLint(stored.plan, stored.lint!)
-    lintOfStored.set(stored, item)
-  }
-  return item
-}
 
 /** A tree's plan and its R-REF-5 checks, or why the adapter could not plan it. */
 type Planning = Either.Either<{ readonly diagnostics: ReadonlyArray<Diagnostic>; readonly kept: ReadonlyArray<ItemPlan> }, unknown>
@@ -71,7 +60,7 @@ const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateCon
       if (stored === undefined) projected++
       diagnostics.push(...item.diagnostics)
       if (adapter.lintBundle !== undefined && item.lint !== undefined) {
-        lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored))
+        lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint))
         refByPath.set(plan.files[0] ?? plan.conceptId, ref)
       }
     }
@@ -131,7 +120,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       const both = reuse.after(plan, ref)
       if (both !== undefined) {
         if (linting && both.lint !== undefined) {
-          const item = storedLint(both)
+          const item = storedLint(both, both.lint)
           const primary = plan.files[0] ?? plan.conceptId
           before.lint.push(item)
           after.lint.push(item)
@@ -146,7 +135,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
         if (stored === undefined) projected++
         tree.diagnostics.push(...item.diagnostics)
         if (linting && item.lint !== undefined) {
-          tree.lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored))
+          tree.lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint))
           tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
         }
       }
