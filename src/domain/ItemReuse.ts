@@ -72,14 +72,20 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
     dirty.add(f.path)
     listed(f.path)
   }
+  // The tree as it is, without the pending changes: what `unchanged` answers.
+  const dirtyNow = new Set(dirty)
+  const listingChangedNow = listingChanged
   for (const p of pending?.paths ?? []) dirty.add(p)
   for (const p of pending?.listed ?? []) listed(p)
+  const reusableIn = (dirtyPaths: ReadonlySet<string>, listingDirty: boolean) => (plan: ItemPlan, ref: string): ItemInputs | undefined => {
+    const inputs = stored.get(ref)
+    if (inputs === undefined || (inputs.listing && listingDirty) || inputs.read.some((p) => dirtyPaths.has(p))) return undefined
+    return samePlan(inputs.plan, plan) ? inputs : undefined
+  }
   return {
-    reusable: (plan: ItemPlan, ref: string): ItemInputs | undefined => {
-      const inputs = stored.get(ref)
-      if (inputs === undefined || (inputs.listing && listingChanged) || inputs.read.some((p) => dirty.has(p))) return undefined
-      return samePlan(inputs.plan, plan) ? inputs : undefined
-    },
+    reusable: reusableIn(dirty, listingChanged),
+    /** `reusable` of the tree as it is, the pending changes left out (a change validation's tree before them). */
+    unchanged: pending === undefined ? reusableIn(dirty, listingChanged) : reusableIn(dirtyNow, listingChangedNow),
     /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
     files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],
     hash: (file: string): string | undefined => before.get(file)?.hash

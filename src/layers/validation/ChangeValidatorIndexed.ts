@@ -96,41 +96,40 @@ const lintTree = (adapter: BundleAdapter, tree: TreeShare) =>
     tree.diagnostics.push(...found.map((d) => (d.ref !== undefined || !tree.refByPath.has(d.path) ? d : { ...d, ref: tree.refByPath.get(d.path)! })))
   })
 
+type Plans = { readonly diagnostics: ReadonlyArray<Diagnostic>; readonly kept: ReadonlyArray<ItemPlan> }
+
 /**
- * Both trees of an edit that creates and deletes nothing, over one plan
- * (issue 13 item 3, decision 0032). The paths dirty before the changes are a
- * subset of those dirty after them and the plans are the same objects, so an
- * item the index stands in for after the changes stands in for it before them
- * with the same stored inputs: its findings (and the plan's) are the same in
- * both trees and cancel in the difference, so they are not collected at all;
- * only its lint item goes to both trees' bundle rules, which still see every
- * item. The other items are found as `treeFindings` finds them. The answer
- * equals two `treeFindings` passes compared with `introducedBy`.
+ * Both trees in one pass (issue 13 item 3, decision 0032). An item whose
+ * stored inputs stand in for it in both trees (the same stored inputs, so
+ * the same findings) contributes identical findings to both, which cancel
+ * in the difference: they are not collected at all, and only its lint item
+ * (parsed once) goes to both trees' bundle rules, which still see every
+ * item. For an edit that creates and deletes nothing the two trees share
+ * one plan, and the paths dirty before the changes are a subset of those
+ * dirty after them, so what stands in after the changes stands in before
+ * them too and one reuse check per item decides; the plan's findings then
+ * cancel as well. The other items are found per tree as `treeFindings`
+ * finds them. The answer equals two `treeFindings` passes compared with
+ * `introducedBy`.
  */
-const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: ValidateContext, afterCtx: ValidateContext, plans: { readonly kept: ReadonlyArray<ItemPlan> }, changed: ReadonlySet<string>, reuse: { readonly before: Reusable; readonly after: Reusable }) =>
+const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: ValidateContext, afterCtx: ValidateContext, beforePlans: Plans, afterPlans: Plans, changed: ReadonlySet<string>, reuse: { readonly before: Reusable; readonly after: Reusable }) =>
   Effect.gen(function* () {
-    const before: TreeShare = { ctx: beforeCtx, diagnostics: [], lint: [], refByPath: new Map() }
-    const after: TreeShare = { ctx: afterCtx, diagnostics: [], lint: [], refByPath: new Map() }
+    const same = beforePlans === afterPlans
+    const before: TreeShare = { ctx: beforeCtx, diagnostics: same ? [] : [...beforePlans.diagnostics], lint: [], refByPath: new Map() }
+    const after: TreeShare = { ctx: afterCtx, diagnostics: same ? [] : [...afterPlans.diagnostics], lint: [], refByPath: new Map() }
     const refs: Array<string> = []
     const linting = adapter.lintBundle !== undefined
     let projected = 0
-    for (const [index, plan] of plans.kept.entries()) {
-      const ref = `${info.name}//${plan.conceptId}`
-      if (plan.files.some((f) => changed.has(f))) refs.push(ref)
-      const both = reuse.after(plan, ref)
-      if (both !== undefined) {
-        if (linting && both.lint !== undefined) {
-          const item = storedLint(both, both.lint)
-          const primary = plan.files[0] ?? plan.conceptId
-          before.lint.push(item)
-          after.lint.push(item)
-          before.refByPath.set(primary, ref)
-          after.refByPath.set(primary, ref)
-        }
-        continue
-      }
-      for (const [tree, reusable] of [[before, reuse.before], [after, undefined]] as const) {
-        const stored = reusable?.(plan, ref)
+    const refOf = (plan: ItemPlan) => `${info.name}//${plan.conceptId}`
+    /** An item both trees take from the index: only its lint item. */
+    const shared = (tree: TreeShare, plan: ItemPlan, ref: string, stored: ItemInputs) => {
+      if (!linting || stored.lint === undefined) return
+      tree.lint.push(storedLint(stored, stored.lint))
+      tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
+    }
+    /** An item of one tree: from the index when `stored` stands in for it, else projected. */
+    const own = (tree: TreeShare, plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
+      Effect.gen(function* () {
         const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, tree.ctx, noHash, plan, index)
         if (stored === undefined) projected++
         tree.diagnostics.push(...item.diagnostics)
@@ -138,6 +137,35 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
           tree.lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint))
           tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
         }
+      })
+    // What stands in for each item before the changes (an edit's is decided by the check after them).
+    const standIn = new Map<string, ItemInputs>()
+    if (!same) {
+      for (const plan of beforePlans.kept) {
+        const stored = reuse.before(plan, refOf(plan))
+        if (stored !== undefined) standIn.set(refOf(plan), stored)
+      }
+    }
+    const cancelled = new Set<string>()
+    for (const [index, plan] of afterPlans.kept.entries()) {
+      const ref = refOf(plan)
+      if (plan.files.some((f) => changed.has(f))) refs.push(ref)
+      const stored = reuse.after(plan, ref)
+      if (stored !== undefined && (same || standIn.get(ref) === stored)) {
+        cancelled.add(ref)
+        shared(after, plan, ref, stored)
+        if (same) shared(before, plan, ref, stored)
+        continue
+      }
+      yield* own(after, plan, ref, index, stored)
+      if (same) yield* own(before, plan, ref, index, reuse.before(plan, ref))
+    }
+    if (!same) {
+      for (const [index, plan] of beforePlans.kept.entries()) {
+        const ref = refOf(plan)
+        const stored = standIn.get(ref)
+        if (stored !== undefined && cancelled.has(ref)) shared(before, plan, ref, stored)
+        else yield* own(before, plan, ref, index, stored)
       }
     }
     yield* lintTree(adapter, before)
@@ -169,10 +197,9 @@ const storedReuse = (store: IndexStore["Type"], inputsOf: (bundle: string, index
     const stored = yield* inputsOf(info.name, manifest.indexedAt)
     // A write that creates a file, or a delete of one, changes the listing.
     const appearing = changes.filter((c) => (c.delete === true) === listed.has(c.path.normalize("NFC"))).map((c) => c.path.normalize("NFC"))
-    return {
-      before: reusableItems(manifest, files, stored).reusable,
-      after: reusableItems(manifest, files, stored, { paths, listed: appearing }).reusable
-    }
+    // One pass over the listing answers both trees.
+    const reuse = reusableItems(manifest, files, stored, { paths, listed: appearing })
+    return { before: reuse.unchanged, after: reuse.reusable }
   }).pipe(Effect.orElseSucceed(() => undefined))
 
 /** Codes are identifiers: no NUL, so code and path cannot run together. */
@@ -233,8 +260,8 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
         const beforePlan = yield* planTree(info, adapter, beforeCtx.files)
         const edit = samePaths(beforeCtx.files, afterCtx.files)
         const afterPlan = edit ? beforePlan : yield* planTree(info, adapter, afterCtx.files)
-        const found = edit && reuse !== undefined && Either.isRight(beforePlan)
-          ? yield* pairedFindings(info, adapter, beforeCtx, afterCtx, beforePlan.right, changed, reuse)
+        const found = reuse !== undefined && Either.isRight(beforePlan) && Either.isRight(afterPlan)
+          ? yield* pairedFindings(info, adapter, beforeCtx, afterCtx, beforePlan.right, afterPlan.right, changed, reuse)
           : yield* Effect.gen(function* () {
             const before = yield* treeFindings(info, adapter, beforeCtx, beforePlan, changed, reuse?.before)
             const after = yield* treeFindings(info, adapter, afterCtx, afterPlan, changed, reuse?.after)
