@@ -27,6 +27,20 @@ export const samePlan = (a: ItemPlan, b: ItemPlan): boolean => {
   return keys.every((k, i) => k === other[i] && sameValue((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k]))
 }
 
+/**
+ * The plan object a stored item was last found equal to: a write checks the
+ * same pairs in its validation and again in its index refresh (the plan is
+ * kept per process, decision 0032). Plans are never changed once made.
+ */
+const confirmedPlan = new WeakMap<ItemInputs, ItemPlan>()
+
+const storedPlanIs = (inputs: ItemInputs, plan: ItemPlan): boolean => {
+  if (confirmedPlan.get(inputs) === plan) return true
+  if (!samePlan(inputs.plan, plan)) return false
+  confirmedPlan.set(inputs, plan)
+  return true
+}
+
 /** What else is dirty besides the files whose stat differs from the manifest: a change set's paths. */
 export interface PendingChanges {
   /** Bundle-relative paths written or deleted. */
@@ -80,7 +94,7 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
   const reusableIn = (dirtyPaths: ReadonlySet<string>, listingDirty: boolean) => (plan: ItemPlan, ref: string): ItemInputs | undefined => {
     const inputs = stored.get(ref)
     if (inputs === undefined || (inputs.listing && listingDirty) || inputs.read.some((p) => dirtyPaths.has(p))) return undefined
-    return samePlan(inputs.plan, plan) ? inputs : undefined
+    return storedPlanIs(inputs, plan) ? inputs : undefined
   }
   return {
     reusable: reusableIn(dirty, listingChanged),
