@@ -132,8 +132,10 @@ const steps: Record<string, (options: Record<string, unknown>) => Promise<unknow
     const runtime = runtimeFor(String(o.root))
     try {
       const started = performance.now()
+      const cpu = process.cpuUsage()
       const made = await runtime.runPromise(remember({ text: `The staging runner ${String(o.n ?? 0)} needs an allow-listed IP before deploys.`, bundle: "corpus" }))
-      return { ms: ms(started), peakRssMb: peakRssMb(), status: made.status }
+      const used = process.cpuUsage(cpu)
+      return { ms: ms(started), cpuMs: Math.round((used.user + used.system) / 1000), peakRssMb: peakRssMb(), status: made.status }
     } finally {
       await runtime.dispose()
     }
@@ -164,8 +166,10 @@ One more line from the benchmark.
     const runtime = runtimeFor(String(o.root))
     try {
       const started = performance.now()
+      const cpu = process.cpuUsage()
       const accepted = await runtime.runPromise(proposalAccept(String(o.id)))
-      return { ms: ms(started), peakRssMb: peakRssMb(), status: accepted.status }
+      const used = process.cpuUsage(cpu)
+      return { ms: ms(started), cpuMs: Math.round((used.user + used.system) / 1000), peakRssMb: peakRssMb(), status: accepted.status }
     } finally {
       await runtime.dispose()
     }

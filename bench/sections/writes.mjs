@@ -32,6 +32,8 @@ export const writesSection = async ({ size, runs, onProgress }) => {
     const summary = (samples) => ({
       runs: samples.length,
       medianMs: median(samples.map((s) => s.ms)),
+      // In-process CPU (user + sys) of the step: on a loaded machine the steadier figure (decision 0032).
+      medianCpuMs: median(samples.map((s) => s.cpuMs ?? 0)),
       maxMs: Math.max(...samples.map((s) => s.ms)),
       peakRssMb: Math.max(...samples.map((s) => s.peakRssMb)),
       statuses: [...new Set(samples.map((s) => s.status))]
@@ -45,9 +47,9 @@ export const writesSection = async ({ size, runs, onProgress }) => {
 const mark = (value, target) => (value <= target ? " ok" : " MISSED")
 
 export const writesRows = (section) => [
-  ["command", "files", "median ms", "max ms", "peak RSS MB"],
+  ["command", "files", "median ms", "max ms", "median CPU ms", "peak RSS MB"],
   ...["remember", "accept"].map((name) => {
     const r = section[name]
-    return [name, String(section.files), `${r.medianMs.toFixed(0)}${mark(r.medianMs, section.targets[`${name}Ms`])}`, r.maxMs.toFixed(0), r.peakRssMb.toFixed(0)]
+    return [name, String(section.files), `${r.medianMs.toFixed(0)}${mark(r.medianMs, section.targets[`${name}Ms`])}`, r.maxMs.toFixed(0), (r.medianCpuMs ?? 0).toFixed(0), r.peakRssMb.toFixed(0)]
   })
 ]

@@ -91,6 +91,19 @@ const lintText = (projection: Projection, keyLines: Readonly<Record<string, numb
 /** A kept lint projection as the whole-bundle rules see it. */
 export const readLint = (plan: ItemPlan, text: string): LintItem => ({ plan, projection: JSON.parse(text) as LintProjection })
 
+/** Parsed once per stored item: a write's validation (both trees, evaluation and engine) and its index refresh share it. */
+const lintOfStored = new WeakMap<ItemInputs, LintItem>()
+
+/** The lint item of an item kept from the index: `text` is its stored inputs' lint projection. */
+export const storedLint = (stored: ItemInputs, text: string): LintItem => {
+  let item = lintOfStored.get(stored)
+  if (item === undefined) {
+    item = readLint(stored.plan, text)
+    lintOfStored.set(stored, item)
+  }
+  return item
+}
+
 /** An item's finding as the scan keeps it until its end: its message copied, for the reason above. */
 const retained = (diagnostic: Diagnostic, ref: string): Diagnostic => ({
   ...diagnostic,

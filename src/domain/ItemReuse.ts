@@ -27,6 +27,20 @@ export const samePlan = (a: ItemPlan, b: ItemPlan): boolean => {
   return keys.every((k, i) => k === other[i] && sameValue((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k]))
 }
 
+/**
+ * The plan object a stored item was last found equal to: a write checks the
+ * same pairs in its validation and again in its index refresh (the plan is
+ * kept per process, decision 0032). Plans are never changed once made.
+ */
+const confirmedPlan = new WeakMap<ItemInputs, ItemPlan>()
+
+const storedPlanIs = (inputs: ItemInputs, plan: ItemPlan): boolean => {
+  if (confirmedPlan.get(inputs) === plan) return true
+  if (!samePlan(inputs.plan, plan)) return false
+  confirmedPlan.set(inputs, plan)
+  return true
+}
+
 /** What else is dirty besides the files whose stat differs from the manifest: a change set's paths. */
 export interface PendingChanges {
   /** Bundle-relative paths written or deleted. */
@@ -72,14 +86,20 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
     dirty.add(f.path)
     listed(f.path)
   }
+  // The tree as it is, without the pending changes: what `unchanged` answers.
+  const dirtyNow = new Set(dirty)
+  const listingChangedNow = listingChanged
   for (const p of pending?.paths ?? []) dirty.add(p)
   for (const p of pending?.listed ?? []) listed(p)
+  const reusableIn = (dirtyPaths: ReadonlySet<string>, listingDirty: boolean) => (plan: ItemPlan, ref: string): ItemInputs | undefined => {
+    const inputs = stored.get(ref)
+    if (inputs === undefined || (inputs.listing && listingDirty) || inputs.read.some((p) => dirtyPaths.has(p))) return undefined
+    return storedPlanIs(inputs, plan) ? inputs : undefined
+  }
   return {
-    reusable: (plan: ItemPlan, ref: string): ItemInputs | undefined => {
-      const inputs = stored.get(ref)
-      if (inputs === undefined || (inputs.listing && listingChanged) || inputs.read.some((p) => dirty.has(p))) return undefined
-      return samePlan(inputs.plan, plan) ? inputs : undefined
-    },
+    reusable: reusableIn(dirty, listingChanged),
+    /** `reusable` of the tree as it is, the pending changes left out (a change validation's tree before them). */
+    unchanged: pending === undefined ? reusableIn(dirty, listingChanged) : reusableIn(dirtyNow, listingChangedNow),
     /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
     files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],
     hash: (file: string): string | undefined => before.get(file)?.hash

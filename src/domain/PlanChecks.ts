@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import type { ItemPlan } from "./Adapter.js"
+import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, PlanResult } from "./Adapter.js"
 import type { Diagnostic } from "./Diagnostic.js"
 import { validateConceptId } from "./Ref.js"
 
@@ -50,4 +50,35 @@ export const checkPlans = (bundle: string, plans: ReadonlyArray<ItemPlan>): { re
     kept.push(plan)
   }
   return { kept, diagnostics }
+}
+
+/**
+ * Whether two listings name the same paths in the same order. Adapters plan
+ * from the paths alone (no adapter reads a size, time or link target), so an
+ * edit that creates and deletes nothing plans the tree as it is and as it
+ * will be alike, and so does the index refresh after it.
+ */
+export const samePaths = (a: ReadonlyArray<FileMeta>, b: ReadonlyArray<FileMeta>): boolean => a === b || (a.length === b.length && a.every((f, i) => f.path === b[i]!.path))
+
+/** An adapter's plan of a tree with its R-REF-5 checks. */
+export interface CheckedPlan {
+  readonly planned: PlanResult
+  readonly checked: ReturnType<typeof checkPlans>
+}
+
+/**
+ * The last tree planned in this process, by adapter, bundle and paths: a
+ * write plans the tree in its validation (evaluation, engine) and again in
+ * its index refresh, and an edit leaves the paths as they were (decision
+ * 0032). Plans are read, never changed, by their users.
+ */
+let lastPlan: { readonly adapter: BundleAdapter; readonly info: BundleInfo; readonly files: ReadonlyArray<FileMeta>; readonly plan: CheckedPlan } | undefined
+
+/** `adapter.plan` and `checkPlans` of a tree, or the last answer when adapter, bundle and paths are the same. A plan that throws is not kept. */
+export const planChecked = (info: BundleInfo, adapter: BundleAdapter, files: ReadonlyArray<FileMeta>): CheckedPlan => {
+  if (lastPlan !== undefined && lastPlan.adapter === adapter && lastPlan.info.name === info.name && lastPlan.info.root === info.root && lastPlan.info.writable === info.writable && samePaths(lastPlan.files, files)) return lastPlan.plan
+  const planned = adapter.plan(files, info)
+  const plan = { planned, checked: checkPlans(info.name, planned.items) }
+  lastPlan = { adapter, info, files, plan }
+  return plan
 }

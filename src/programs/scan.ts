@@ -5,8 +5,8 @@ import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
-import { readLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
-import { checkPlans } from "../domain/PlanChecks.js"
+import { readLint, storedLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
+import { planChecked } from "../domain/PlanChecks.js"
 import { Adapters } from "../services/Adapters.js"
 import { BundleFiles, type WalkResult } from "../services/BundleFiles.js"
 import { ItemProjector, type ProjectionJob } from "../services/ItemProjector.js"
@@ -93,13 +93,14 @@ export const scanStreamed = <E, R>(
       complete
     })
 
-    const planned = yield* Effect.sync(() => adapter.plan(walked.files, info)).pipe(Effect.either, Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause))))
+    // A write's refresh plans the tree its validation just planned (decision 0032).
+    const planned = yield* Effect.sync(() => planChecked(info, adapter, walked.files)).pipe(Effect.either, Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause))))
     if (Either.isLeft(planned)) {
       diagnostics.push({ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter failed to plan the bundle: ${defectMessage(planned.left)}` })
       return summary(0, false)
     }
-    diagnostics.push(...planned.right.diagnostics)
-    const plans = checkPlans(info.name, planned.right.items)
+    diagnostics.push(...planned.right.planned.diagnostics)
+    const plans = planned.right.checked
     diagnostics.push(...plans.diagnostics)
 
     // Projected in ref order (refs share the bundle prefix, so concept-id order is
@@ -107,8 +108,8 @@ export const scanStreamed = <E, R>(
     const kept = plans.kept
     const order = kept.map((_, i) => i).sort(byConceptId(kept))
     const found: Array<ReadonlyArray<Diagnostic> | undefined> = new Array(kept.length)
-    // Lint projections as JSON text until the rules run (see readLint).
-    const linted: Array<string | undefined> = new Array(adapter.lintBundle === undefined ? 0 : kept.length)
+    // Lint projections as JSON text until the rules run (see readLint); a kept item's as its stored inputs, parsed once per process.
+    const linted: Array<string | ItemInputs | undefined> = new Array(adapter.lintBundle === undefined ? 0 : kept.length)
     const refByPath = new Map<string, string>()
     let items = 0
     let batch: Array<IndexDocument> = []
@@ -128,7 +129,7 @@ export const scanStreamed = <E, R>(
       items++
       found[i] = stored.diagnostics
       if (adapter.lintBundle !== undefined && stored.lint !== undefined) {
-        linted[i] = stored.lint
+        linted[i] = stored
         refByPath.set(path.join(info.root, plan.files[0] ?? plan.conceptId), ref)
       }
     }
@@ -164,7 +165,8 @@ export const scanStreamed = <E, R>(
       const lintBundle = adapter.lintBundle
       const projected: Array<LintItem> = []
       linted.forEach((text, i) => {
-        if (text !== undefined) projected.push(readLint(kept[i]!, text))
+        if (typeof text === "string") projected.push(readLint(kept[i]!, text))
+        else if (text?.lint !== undefined) projected.push(storedLint(text, text.lint))
       })
       const lint = yield* Effect.suspend(() => lintBundle(ctx, projected)).pipe(
         Effect.catchAllDefect((cause) =>

@@ -3,9 +3,9 @@ import { Effect, Either, Layer } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateContext } from "../../domain/Adapter.js"
 import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
-import { projectItem, readLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
+import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
-import { checkPlans } from "../../domain/PlanChecks.js"
+import { planChecked, samePaths } from "../../domain/PlanChecks.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
@@ -28,37 +28,16 @@ const defectMessage = (cause: unknown): string => (cause instanceof Error ? caus
 /** Validation needs no content hash: the document it builds is thrown away. */
 const noHash: HashFiles = () => Effect.succeed({ hash: "", bytes: 0 })
 
-/** Parsed once per stored item: both trees (and the engine after the evaluation) share it. */
-const lintOfStored = new WeakMap<ItemInputs, LintItem>()
-
-const storedLint = (stored: ItemInputs): LintItem => {
-  let item = lintOfStored.get(stored)
-  if (item === undefined) {
-    item = readLint(stored.plan, stored.lint!)
-    lintOfStored.set(stored, item)
-  }
-  return item
-}
 
 /** A tree's plan and its R-REF-5 checks, or why the adapter could not plan it. */
 type Planning = Either.Either<{ readonly diagnostics: ReadonlyArray<Diagnostic>; readonly kept: ReadonlyArray<ItemPlan> }, unknown>
 
 const planTree = (info: BundleInfo, adapter: BundleAdapter, files: ReadonlyArray<FileMeta>): Effect.Effect<Planning> =>
-  Effect.sync(() => adapter.plan(files, info)).pipe(
-    Effect.map((planned) => {
-      const plans = checkPlans(info.name, planned.items)
-      return { diagnostics: [...planned.diagnostics, ...plans.diagnostics], kept: plans.kept }
-    }),
+  Effect.sync(() => planChecked(info, adapter, files)).pipe(
+    Effect.map(({ planned, checked }) => ({ diagnostics: [...planned.diagnostics, ...checked.diagnostics], kept: checked.kept })),
     Effect.either,
     Effect.catchAllDefect((cause) => Effect.succeed(Either.left(cause)))
   )
-
-/**
- * Whether two listings name the same paths in the same order. Adapters plan
- * from the paths alone (no adapter reads a size or time), so an edit that
- * creates and deletes nothing plans the tree as it is and as it will be alike.
- */
-const samePaths = (a: ReadonlyArray<FileMeta>, b: ReadonlyArray<FileMeta>): boolean => a.length === b.length && a.every((f, i) => f.path === b[i]!.path)
 
 /** Every finding of one tree, as a scan reports them; `reusable` lets untouched items stand in from the index. */
 const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateContext, planning: Planning, changed: ReadonlySet<string>, reusable: Reusable | undefined) =>
@@ -81,7 +60,7 @@ const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateCon
       if (stored === undefined) projected++
       diagnostics.push(...item.diagnostics)
       if (adapter.lintBundle !== undefined && item.lint !== undefined) {
-        lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored))
+        lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint))
         refByPath.set(plan.files[0] ?? plan.conceptId, ref)
       }
     }
@@ -95,6 +74,103 @@ const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateCon
       diagnostics.push(...found.map((d) => (d.ref !== undefined || !refByPath.has(d.path) ? d : { ...d, ref: refByPath.get(d.path)! })))
     }
     return { diagnostics, refs, projected }
+  })
+
+/** One tree's share of a paired pass: its findings and what its bundle rules see. */
+interface TreeShare {
+  readonly ctx: ValidateContext
+  readonly diagnostics: Array<Diagnostic>
+  readonly lint: Array<LintItem>
+  readonly refByPath: Map<string, string>
+}
+
+const lintTree = (adapter: BundleAdapter, tree: TreeShare) =>
+  Effect.gen(function* () {
+    if (adapter.lintBundle === undefined) return
+    const lintBundle = adapter.lintBundle
+    const found = yield* Effect.suspend(() => lintBundle(tree.ctx, tree.lint)).pipe(
+      Effect.catchAllDefect((cause) =>
+        Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
+      )
+    )
+    tree.diagnostics.push(...found.map((d) => (d.ref !== undefined || !tree.refByPath.has(d.path) ? d : { ...d, ref: tree.refByPath.get(d.path)! })))
+  })
+
+type Plans = { readonly diagnostics: ReadonlyArray<Diagnostic>; readonly kept: ReadonlyArray<ItemPlan> }
+
+/**
+ * Both trees in one pass (issue 13 item 3, decision 0032). An item whose
+ * stored inputs stand in for it in both trees (the same stored inputs, so
+ * the same findings) contributes identical findings to both, which cancel
+ * in the difference: they are not collected at all, and only its lint item
+ * (parsed once) goes to both trees' bundle rules, which still see every
+ * item. For an edit that creates and deletes nothing the two trees share
+ * one plan, and the paths dirty before the changes are a subset of those
+ * dirty after them, so what stands in after the changes stands in before
+ * them too and one reuse check per item decides; the plan's findings then
+ * cancel as well. The other items are found per tree as `treeFindings`
+ * finds them. The answer equals two `treeFindings` passes compared with
+ * `introducedBy`.
+ */
+const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: ValidateContext, afterCtx: ValidateContext, beforePlans: Plans, afterPlans: Plans, changed: ReadonlySet<string>, reuse: { readonly before: Reusable; readonly after: Reusable }) =>
+  Effect.gen(function* () {
+    const same = beforePlans === afterPlans
+    const before: TreeShare = { ctx: beforeCtx, diagnostics: same ? [] : [...beforePlans.diagnostics], lint: [], refByPath: new Map() }
+    const after: TreeShare = { ctx: afterCtx, diagnostics: same ? [] : [...afterPlans.diagnostics], lint: [], refByPath: new Map() }
+    const refs: Array<string> = []
+    const linting = adapter.lintBundle !== undefined
+    let projected = 0
+    const refOf = (plan: ItemPlan) => `${info.name}//${plan.conceptId}`
+    /** An item both trees take from the index: only its lint item. */
+    const shared = (tree: TreeShare, plan: ItemPlan, ref: string, stored: ItemInputs) => {
+      if (!linting || stored.lint === undefined) return
+      tree.lint.push(storedLint(stored, stored.lint))
+      tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
+    }
+    /** An item of one tree: from the index when `stored` stands in for it, else projected. */
+    const own = (tree: TreeShare, plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
+      Effect.gen(function* () {
+        const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, tree.ctx, noHash, plan, index)
+        if (stored === undefined) projected++
+        tree.diagnostics.push(...item.diagnostics)
+        if (linting && item.lint !== undefined) {
+          tree.lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint))
+          tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
+        }
+      })
+    // What stands in for each item before the changes (an edit's is decided by the check after them).
+    const standIn = new Map<string, ItemInputs>()
+    if (!same) {
+      for (const plan of beforePlans.kept) {
+        const stored = reuse.before(plan, refOf(plan))
+        if (stored !== undefined) standIn.set(refOf(plan), stored)
+      }
+    }
+    const cancelled = new Set<string>()
+    for (const [index, plan] of afterPlans.kept.entries()) {
+      const ref = refOf(plan)
+      if (plan.files.some((f) => changed.has(f))) refs.push(ref)
+      const stored = reuse.after(plan, ref)
+      if (stored !== undefined && (same || standIn.get(ref) === stored)) {
+        cancelled.add(ref)
+        shared(after, plan, ref, stored)
+        if (same) shared(before, plan, ref, stored)
+        continue
+      }
+      yield* own(after, plan, ref, index, stored)
+      if (same) yield* own(before, plan, ref, index, reuse.before(plan, ref))
+    }
+    if (!same) {
+      for (const [index, plan] of beforePlans.kept.entries()) {
+        const ref = refOf(plan)
+        const stored = standIn.get(ref)
+        if (stored !== undefined && cancelled.has(ref)) shared(before, plan, ref, stored)
+        else yield* own(before, plan, ref, index, stored)
+      }
+    }
+    yield* lintTree(adapter, before)
+    yield* lintTree(adapter, after)
+    return { before: before.diagnostics, after: after.diagnostics, refs, projected }
   })
 
 /**
@@ -121,10 +197,9 @@ const storedReuse = (store: IndexStore["Type"], inputsOf: (bundle: string, index
     const stored = yield* inputsOf(info.name, manifest.indexedAt)
     // A write that creates a file, or a delete of one, changes the listing.
     const appearing = changes.filter((c) => (c.delete === true) === listed.has(c.path.normalize("NFC"))).map((c) => c.path.normalize("NFC"))
-    return {
-      before: reusableItems(manifest, files, stored).reusable,
-      after: reusableItems(manifest, files, stored, { paths, listed: appearing }).reusable
-    }
+    // One pass over the listing answers both trees.
+    const reuse = reusableItems(manifest, files, stored, { paths, listed: appearing })
+    return { before: reuse.unchanged, after: reuse.reusable }
   }).pipe(Effect.orElseSucceed(() => undefined))
 
 /** Codes are identifiers: no NUL, so code and path cannot run together. */
@@ -141,11 +216,17 @@ const introducedBy = (before: ReadonlyArray<Diagnostic>, after: ReadonlyArray<Di
   })
 }
 
-/** A digest of a validation's inputs: the bundle and adapter, every file's stat, the changes' bytes, the index run. */
-const answerKey = (info: BundleInfo, adapter: BundleAdapter, files: ReadonlyArray<FileMeta>, changes: ReadonlyArray<FileChange>, indexedAt: string | undefined): string => {
+/** Whether two walks listed the same files with the same stats (compared, not hashed: 20,000 stats took ≈ 0.1 s to digest). */
+const sameListing = (a: ReadonlyArray<FileMeta>, b: ReadonlyArray<FileMeta>): boolean =>
+  a === b || (a.length === b.length && a.every((f, i) => {
+    const g = b[i]!
+    return f.path === g.path && f.size === g.size && f.mtimeMs === g.mtimeMs && f.linkedTo === g.linkedTo
+  }))
+
+/** A digest of a validation's other inputs: the bundle and adapter, the changes' bytes, the index run (the listing is compared apart). */
+const answerKey = (info: BundleInfo, adapter: BundleAdapter, changes: ReadonlyArray<FileChange>, indexedAt: string | undefined): string => {
   const digest = createHash("sha256")
   digest.update(JSON.stringify([info.name, info.root, adapter.id, adapter.version, indexedAt ?? null]))
-  for (const f of files) digest.update(`\0${f.path}\0${f.size}\0${f.mtimeMs}\0${f.linkedTo ?? ""}`)
   for (const c of changes) {
     digest.update(`\u0001${c.path}\0${c.beforeHash ?? ""}\0${c.delete === true ? "delete" : ""}\0${c.mode ?? ""}\0`)
     if (c.after !== undefined) digest.update(c.after)
@@ -164,29 +245,35 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
       return Effect.tap(store!.itemInputs(bundle), (inputs) => Effect.sync(() => void (cached = { key, inputs })))
     })
   // The last answer, by everything it depends on: the engine validates the set the evaluation just did, on the same tree.
-  let last: { readonly key: string; readonly findings: ChangeFindings } | undefined
+  let last: { readonly key: string; readonly files: ReadonlyArray<FileMeta>; readonly findings: ChangeFindings } | undefined
   return ChangeValidator.of({
     validate: (info, adapter, changes) =>
       Effect.gen(function* () {
         const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
         const manifest = store === undefined ? undefined : yield* Effect.orElseSucceed(store.manifest(info.name), () => undefined)
-        const key = answerKey(info, adapter, walked.files, changes, manifest?.indexedAt)
-        if (last?.key === key) return last.findings
+        const key = answerKey(info, adapter, changes, manifest?.indexedAt)
+        if (last?.key === key && sameListing(last.files, walked.files)) return last.findings
         const changed = new Set(changes.map((c) => c.path.normalize("NFC")))
         const reuse = store === undefined ? undefined : yield* storedReuse(store, inputsOf, info, adapter, walked.files, changes)
         const beforeCtx = files.context(info, walked.files)
         const afterCtx = files.context(info, walked.files, changes)
         const beforePlan = yield* planTree(info, adapter, beforeCtx.files)
-        const afterPlan = samePaths(beforeCtx.files, afterCtx.files) ? beforePlan : yield* planTree(info, adapter, afterCtx.files)
-        const before = yield* treeFindings(info, adapter, beforeCtx, beforePlan, changed, reuse?.before)
-        const after = yield* treeFindings(info, adapter, afterCtx, afterPlan, changed, reuse?.after)
+        const edit = samePaths(beforeCtx.files, afterCtx.files)
+        const afterPlan = edit ? beforePlan : yield* planTree(info, adapter, afterCtx.files)
+        const found = reuse !== undefined && Either.isRight(beforePlan) && Either.isRight(afterPlan)
+          ? yield* pairedFindings(info, adapter, beforeCtx, afterCtx, beforePlan.right, afterPlan.right, changed, reuse)
+          : yield* Effect.gen(function* () {
+            const before = yield* treeFindings(info, adapter, beforeCtx, beforePlan, changed, reuse?.before)
+            const after = yield* treeFindings(info, adapter, afterCtx, afterPlan, changed, reuse?.after)
+            return { before: before.diagnostics, after: after.diagnostics, refs: after.refs, projected: before.projected + after.projected }
+          })
         const findings: ChangeFindings = {
-          introduced: [...introducedBy(before.diagnostics, after.diagnostics)].sort(compareDiagnostics),
-          refs: after.refs,
-          projected: before.projected + after.projected,
+          introduced: [...introducedBy(found.before, found.after)].sort(compareDiagnostics),
+          refs: found.refs,
+          projected: found.projected,
           incremental: reuse !== undefined
         }
-        last = { key, findings }
+        last = { key, files: walked.files, findings }
         return findings
       })
   })

@@ -71,7 +71,12 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
   const fail = sqlFailure(parts.filename)
   /** The last bundle's parsed item inputs, by bundle and the index run that wrote them (itemInputs); dropped by every write of rows. */
   let inputsCache: { readonly key: string; readonly inputs: ReadonlyMap<string, ItemInputs> } | undefined
-  const forgetInputs = Effect.sync(() => void (inputsCache = undefined))
+  /** The last bundle's manifest files, kept by the same rule: a write reads them in validation and in its refresh (decision 0032). */
+  let filesCache: { readonly key: string; readonly files: BundleManifest["files"] } | undefined
+  const forgetInputs = Effect.sync(() => {
+    inputsCache = undefined
+    filesCache = undefined
+  })
   /** Statements on the writer; a SqlError becomes the store's error, any other failure stays. */
   const read = <A, E, R>(f: (db: SqlDriver) => Effect.Effect<A, E, R>) =>
     Effect.flatMap(parts.writer, (db) => Effect.mapError(f(db), mapSqlError<E, IndexStoreError>(fail)))
@@ -129,19 +134,24 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           const rows = yield* db.rows<BundleRow>(sql`SELECT ${literal(BUNDLE_COLUMNS)} FROM bundles WHERE name = ${bundle}`)
           const row = rows[0]
           if (row === undefined || row.adapter === null || row.version === null || row.indexedAt === null) return undefined
-          // As values: a no-op reindex reads every file's row, and arrays are built in half the time of objects.
-          const files = (yield* db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`)).map((v) => ({
-            path: v[0] as string,
-            size: v[1] as number,
-            mtimeMs: v[2] as number,
-            hash: v[3] as string | null
-          }))
+          const key = JSON.stringify([bundle, row.indexedAt])
+          let files = filesCache?.key === key ? filesCache.files : undefined
+          if (files === undefined) {
+            // As values: a no-op reindex reads every file's row, and arrays are built in half the time of objects.
+            files = (yield* db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`)).map((v) => ({
+              path: v[0] as string,
+              size: v[1] as number,
+              mtimeMs: v[2] as number,
+              ...(v[3] === null ? {} : { hash: v[3] as string })
+            }))
+            filesCache = { key, files }
+          }
           const diagnostics = countsOf(row)
           return {
             bundle,
             adapter: { id: row.adapter, version: row.version },
             indexedAt: row.indexedAt,
-            files: files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, ...(f.hash === null ? {} : { hash: f.hash }) })),
+            files,
             ...(row.root === null ? {} : { root: row.root }),
             ...(row.writable === null ? {} : { writable: row.writable === 1 }),
             ...(diagnostics === undefined ? {} : { diagnostics }),
