@@ -43,7 +43,7 @@
 //   "quality": { "curateGoldenSearch", "curateGoldenCurate" ({ ndcg, recall, mrr, noLeapfrog, composite }),
 //                "rankingBaseline": { "passed", "total", "failures" }, "naturalLanguage": { "ndcg", "recall", "decoyAbove", … } }
 //   "memory": { "items", "peakRssMb", "targetMb" } (the largest build ≤ 20,000 items)
-//   "writes": { "size", "files", "remember": { "runs", "medianMs", "maxMs", "peakRssMb", "statuses" },
+//   "writes": { "size", "files", "remember": { "runs", "medianMs", "medianCpuMs", "maxMs", "peakRssMb", "statuses" },
 //               "accept": { … }, "targets" } (an indexed 20,000-file bundle; --quick: 200)
 //   "stalls": { "size", "files", "rounds", "targetMs", "operations": { "search" | "show" | "remember" | "accept":
 //               { "maxMs" (longest event-loop stall over the rounds), "p50Ms", "first" (the first call's), "rounds" } } }
