@@ -195,8 +195,11 @@ export const health = Effect.fn("health")(function* () {
       Effect.map(Option.some),
       Effect.catchIf((error): error is E & WorkspaceUnavailable => isDamaged(error), (error) =>
         Effect.sync(() => {
-          damage.push(name)
-          attention.push({ code: "database-damaged", message: error.message, hint: error.hint })
+          // A database read twice (proposals, then queued intake) is reported once.
+          if (!damage.includes(name)) {
+            damage.push(name)
+            attention.push({ code: "database-damaged", message: error.message, hint: error.hint })
+          }
           return Option.none<A>()
         }))
     )
