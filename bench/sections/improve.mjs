@@ -1,38 +1,10 @@
 // The improve section: builds bench/improve.ts with esbuild and runs it in a
 // fresh node process (see bench/improve.ts for what it measures).
-import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { build } from "esbuild"
-
-const repo = fileURLToPath(new URL("../..", import.meta.url))
+import { runBundledScript } from "./bundledScript.mjs"
 
 export const improveSection = async ({ onProgress = () => {} } = {}) => {
-  const cache = join(repo, "node_modules", ".cache")
-  mkdirSync(cache, { recursive: true })
-  const dir = mkdtempSync(join(cache, "akm-bench-improve-"))
-  try {
-    const file = join(dir, "improve.mjs")
-    await build({
-      entryPoints: [join(repo, "bench", "improve.ts")],
-      outfile: file,
-      bundle: true,
-      platform: "node",
-      target: "node20",
-      format: "esm",
-      external: ["better-sqlite3"],
-      banner: { js: 'import { createRequire as __akmCreateRequire } from "node:module"; const require = __akmCreateRequire(import.meta.url);' },
-      define: { "import.meta.url": JSON.stringify(`file://${join(repo, "bench", "improve.ts")}`) },
-      logLevel: "warning"
-    })
-    onProgress("improve: four runs over the seeded defects")
-    const run = spawnSync(process.execPath, [file], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })
-    if (run.status !== 0) throw new Error(`bench/improve.ts failed: ${run.stderr}`)
-    return JSON.parse(run.stdout.trim().split("\n").pop())
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+  onProgress("improve: four runs over the seeded defects")
+  return runBundledScript("improve")
 }
 
 export const improveRows = (section) => [
