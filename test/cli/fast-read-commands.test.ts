@@ -1,5 +1,4 @@
 import Database from "better-sqlite3"
-import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -11,34 +10,13 @@ import { INFO_SPEC } from "../../src/cli/fast/info.js"
 import { SHOW_SPEC } from "../../src/cli/fast/show.js"
 import { FORMATS } from "../../src/cli/options.js"
 import { makeWorkspace, repoRoot, type Workspace } from "../support/cli.js"
+import { ARGV, distCli, runFastPath, runFull, runNodeScript } from "../support/fastPathRuns.js"
 import { CANARY, notesFiles, secretsFiles, skillsFiles } from "../support/indexedWorkspace.js"
 
 // The start-up fast paths of show, curate, info, bundle list and health (src/cli/fast/,
 // docs/decisions/0013-fast-read-commands.md): for every command line one answers,
 // it prints the same bytes, exit code and usage event as the full @effect/cli
 // command; every other command line goes to the full CLI untouched.
-
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const node = (script: string, args: ReadonlyArray<string>, ws: Workspace, env: Readonly<Record<string, string>> = {}): Promise<Run> =>
-  new Promise((done, fail) => {
-    execFile(process.execPath, ["-e", script, "--", ...args], { cwd: ws.root, env: { ...ws.env, ...env }, encoding: "utf8", timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
-      if (code === null) return fail(new Error(`node -e did not run: ${error?.message}\n${stderr}`))
-      done({ code, stdout, stderr })
-    })
-  })
-
-const dist = (name: string) => JSON.stringify(join(repoRoot, "dist", "cli", `${name}.cjs`))
-const argv = "process.argv.slice(1)"
-
-/** The full CLI alone: main.cjs's runCli, as bin/akm.js runs it when a fast path declines. */
-const runFull = (ws: Workspace, args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) =>
-  node(`require(${dist("main")}).runCli(${argv}).then((code) => { process.exitCode = code })`, args, ws, env)
 
 interface FastPath {
   readonly bundle: string
@@ -54,15 +32,9 @@ const PATHS: Readonly<Record<string, FastPath>> = {
   health: { bundle: "health", run: "runHealth", spec: HEALTH_SPEC }
 }
 
-/** A fast path alone: exit 99 with FALLBACK on stderr when it hands the command over. */
 const runFast = (ws: Workspace, args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) => {
   const path = PATHS[args[0]!]!
-  return node(
-    `require(${dist(path.bundle)}).${path.run}(${argv}).then((code) => { if (code === undefined) { process.stderr.write("FALLBACK"); process.exitCode = 99 } else process.exitCode = code })`,
-    args,
-    ws,
-    env
-  )
+  return runFastPath(path.bundle, path.run, ws, args, env)
 }
 
 const lastUsage = (ws: Workspace) => {
@@ -180,8 +152,8 @@ describe("fast paths of the read commands", () => {
     expect(exact.tokensEstimated).toBe(false)
     expect(exact.contentTokensEstimated).toBeUndefined()
     expect(exact.tokens).toBe(exact.contentTokens)
-    const loaded = await node(
-      `require(${dist("show")}).runShow(${argv}).then((code) => { process.stdout.write("\\n" + JSON.stringify(Object.keys(require.cache).filter((k) => k.includes("gpt-tokenizer")))); process.exitCode = code })`,
+    const loaded = await runNodeScript(
+      `require(${distCli("show")}).runShow(${ARGV}).then((code) => { process.stdout.write("\\n" + JSON.stringify(Object.keys(require.cache).filter((k) => k.includes("gpt-tokenizer")))); process.exitCode = code })`,
       ["show", "notes//guide", "--format", "json", "--no-track"],
       ws
     )

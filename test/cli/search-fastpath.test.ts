@@ -1,5 +1,4 @@
 import Database from "better-sqlite3"
-import { execFile } from "node:child_process"
 import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -7,43 +6,15 @@ import { parseSearchArgv } from "../../src/cli/fast/searchArgv.js"
 import { FORMATS } from "../../src/cli/options.js"
 import { itemRowAt } from "../../src/layers/sqlite/index/query.js"
 import { ITEM_COLUMNS } from "../../src/layers/sqlite/index/rows.js"
-import { makeWorkspace, repoRoot, type Workspace } from "../support/cli.js"
+import { makeWorkspace, type Workspace } from "../support/cli.js"
+import { runFastPath, runFull } from "../support/fastPathRuns.js"
 
 // The start-up fast path of `akm search` (src/cli/fast/, docs/decisions/0002-start-up.md):
 // for every command line it answers, bin/akm.js prints the same bytes, exit code
 // and usage event as the full @effect/cli command; everything else goes to the
 // full CLI untouched.
 
-interface Run {
-  readonly code: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const node = (script: string, args: ReadonlyArray<string>, ws: Workspace, env: Readonly<Record<string, string>> = {}): Promise<Run> =>
-  new Promise((done, fail) => {
-    execFile(process.execPath, ["-e", script, "--", ...args], { cwd: ws.root, env: { ...ws.env, ...env }, encoding: "utf8", timeout: 20_000 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === "number" ? error.code : null
-      if (code === null) return fail(new Error(`node -e did not run: ${error?.message}\n${stderr}`))
-      done({ code, stdout, stderr })
-    })
-  })
-
-const dist = (name: string) => JSON.stringify(join(repoRoot, "dist", "cli", `${name}.cjs`))
-const argv = "process.argv.slice(1)"
-
-/** The full CLI alone: main.cjs's runCli, as bin/akm.js runs it when the fast path declines. */
-const runFull = (ws: Workspace, args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) =>
-  node(`require(${dist("main")}).runCli(${argv}).then((code) => { process.exitCode = code })`, args, ws, env)
-
-/** The fast path alone: exit 99 with FALLBACK on stderr when it hands the command over. */
-const runFast = (ws: Workspace, args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) =>
-  node(
-    `require(${dist("search")}).runSearch(${argv}).then((code) => { if (code === undefined) { process.stderr.write("FALLBACK"); process.exitCode = 99 } else process.exitCode = code })`,
-    args,
-    ws,
-    env
-  )
+const runFast = (ws: Workspace, args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) => runFastPath("search", "runSearch", ws, args, env)
 
 /** Only the time a search took may differ between two runs. */
 const timeless = (text: string): string => text.replace(/("timingMs": ?|timingMs: )[\d.]+/g, "$1<t>").replace(/[\d.]+ ms(?=\n|$)/g, "<t> ms")
