@@ -103,6 +103,26 @@ describe("akm sync killed mid fast-forward", () => {
     expect(g("status", "--porcelain")).not.toBe("")
     expect(intents(ws)).toHaveLength(1)
 
+    // --dry-run says the move is pending and changes nothing.
+    const dry = await ws.run([...syncArgs, "--dry-run"], { env: { AKM_GIT_TOKEN: "" } })
+    expect(dry.code, dry.stderr).toBe(0)
+    expect(dry.json().bundles[0]).toMatchObject({ action: "fast-forward", to: tip })
+    expect(dry.json().bundles[0].warnings.join("\n")).toContain("was interrupted")
+    expect(g("rev-parse", "HEAD")).toBe(start)
+    expect(intents(ws)).toHaveLength(1)
+
+    // A file edited after the crash: refused with its path, nothing reset, the record kept.
+    const deploy = path.join(checkout, "knowledge/deploy.md")
+    const written = fs.readFileSync(deploy, "utf8")
+    fs.writeFileSync(deploy, `${written}My own line.\n`)
+    const refused = await ws.run(syncArgs, { env: { AKM_GIT_TOKEN: "" } })
+    expect(refused.code).toBe(1)
+    expect(refused.json().bundles[0]).toMatchObject({ action: "refused", details: ["knowledge/deploy.md"], reason: expect.stringContaining("interrupted") })
+    expect(fs.readFileSync(deploy, "utf8")).toBe(`${written}My own line.\n`)
+    expect(g("rev-parse", "HEAD")).toBe(start)
+    expect(intents(ws)).toHaveLength(1)
+    fs.writeFileSync(deploy, written)
+
     const next = await ws.run(syncArgs, { env: { AKM_GIT_TOKEN: "" } })
     expect(next.code, next.stderr).toBe(0)
     const synced = next.json().bundles[0]
