@@ -202,7 +202,9 @@ const refreshView: View<RefreshResult> = {
           ? `${s.yellow("!")} refreshed ${shortId(r.from.id)} into ${shortId(r.proposal!.id)} with merge conflicts (pending; cannot be accepted until resolved) ${r.proposal!.title}`
           : r.outcome === "current"
             ? `${s.green("✓")} ${shortId(r.from.id)} is current: nothing to refresh`
-            : `${s.green("✓")} ${shortId(r.from.id)}: the files already hold its change; closed as superseded`,
+            : r.outcome === "regenerated"
+              ? `${s.green("✓")} regenerated ${shortId(r.from.id)} by its recipe into ${shortId(r.proposal!.id)} (${r.proposal!.status === "accepted" ? "applied by policy" : "pending review"}) ${r.proposal!.title}; ${shortId(r.from.id)} is superseded${r.run === undefined ? "" : s.dim(` (improve run ${r.run.id.slice(0, 8)}, ${r.run.modelCalls} model call${r.run.modelCalls === 1 ? "" : "s"})`)}`
+              : `${s.green("✓")} ${shortId(r.from.id)}: the files already hold its change; closed as superseded`,
       ...r.files.map((f) => `  ${f.result === "conflict" ? s.red(f.result) : f.result}  ${f.bundle}//${f.path}${f.conflicts === undefined ? "" : s.dim(` (${f.conflicts} conflict${f.conflicts === 1 ? "" : "s"})`)}`),
       ...(r.hint === undefined ? [] : [s.dim(`  ${r.hint}`)])
     ].join("\n"),
@@ -216,8 +218,10 @@ const refresh = Command.make(
     file: Options.text("file").pipe(Options.withPseudoName("path=@file"), Options.withDescription("path=@local-file: the resolved bytes for one of the proposal's paths (after a merge conflict; repeatable)"), Options.repeated),
     ...globalOptions
   },
-  (o) => runCommand(o, proposalRefresh(o.id, { files: o.file, ...callerContext() }), refreshView, (r) => (r.outcome === "conflict" ? 1 : 0))
-).pipe(Command.withDescription("Carry a stale proposal onto the current files by a three-way merge, as a new proposal for review. Example: akm proposal refresh 1a2b3c4d"))
+  (o) =>
+    Effect.flatMap(withImprove(proposalRefresh(o.id, { files: o.file, ...callerContext() })), (program) =>
+      runCommand(o, program, refreshView, (r) => (r.outcome === "conflict" ? 1 : 0)))
+).pipe(Command.withDescription("Carry a stale proposal onto the current files as a new proposal for review, by a three-way merge or, for an improve proposal, by its recipe. Example: akm proposal refresh 1a2b3c4d"))
 
 export const proposalCommand = Command.make("proposal").pipe(
   Command.withDescription("Review, accept, reject and revert proposed changes: every write akm makes is a proposal. Example: akm proposal list --status pending"),

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto"
-import { Clock, Effect, Either } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import { isWritable, type AkmConfig } from "../domain/Config.js"
 import type { FileChange } from "../domain/FileChange.js"
+import { CrashPoints } from "../services/CrashPoints.js"
 import { Credentials } from "../services/Credentials.js"
 import { GitHistory } from "../services/GitHistory.js"
 import { GitSync, type Checkout, type FileMove, type RemoteAccess, type SyncPlan } from "../services/GitSync.js"
@@ -119,9 +120,59 @@ const syncOne = (config: AkmConfig, root: string | undefined, bundle: string, in
     if (Either.isLeft(access)) return refusal(bundle, `the token ${access.left.reference} is unavailable: ${access.left.message}`, access.left.hint, known)
     const tip = yield* Effect.either(gitSync.fetch(checkout, access.right))
     if (Either.isLeft(tip)) return refusal(bundle, tip.left.reason, tip.left.hint, known)
-    const plan = yield* Effect.either(gitSync.plan(checkout, tip.right))
+    const resumed = yield* Effect.either(resumeInterrupted(bundle, checkout, input, known))
+    if (Either.isLeft(resumed)) return refusal(bundle, resumed.left.reason, resumed.left.hint, known)
+    if ("action" in resumed.right) return resumed.right
+    const current = resumed.right.checkout
+    const plan = yield* Effect.either(gitSync.plan(current, tip.right))
     if (Either.isLeft(plan)) return refusal(bundle, plan.left.reason, plan.left.hint, known)
-    return yield* carryOut(bundle, checkout, plan.right, access.right, input, known)
+    const outcome = yield* carryOut(bundle, current, plan.right, access.right, input, { upstream, from: current.head })
+    return resumed.right.warnings.length === 0 ? outcome : { ...outcome, from: checkout.head, warnings: [...resumed.right.warnings, ...outcome.warnings] } satisfies SyncedBundle as SyncedBundle
+  })
+
+/**
+ * An earlier sync that died after the engine wrote the tip's files and
+ * before the branch moved (decision 0037) left a record of the move. The
+ * engine's recovery (run first) has rolled an uncommitted set back, so the
+ * bytes say what happened: the work tree at the recorded target → the move
+ * is finished now (branch, index, index rows); at the start → nothing
+ * happened and the record goes; anything else → the files changed since,
+ * refused with the paths and the record kept. A branch that moved on since
+ * makes the record meaningless; it is dropped with a warning.
+ */
+const resumeInterrupted = (bundle: string, checkout: Checkout, input: SyncInput, known: { upstream: string; from: string }) =>
+  Effect.gen(function* () {
+    const gitSync = yield* GitSync
+    const intent = yield* gitSync.intent(checkout)
+    const unchanged = { checkout, warnings: [] as ReadonlyArray<string> }
+    if (intent === undefined) return unchanged
+    const settle = input.dryRun ? Effect.void : gitSync.settle(checkout)
+    if (intent.branch !== checkout.branch || (checkout.head !== intent.from && checkout.head !== intent.to)) {
+      yield* settle
+      return { checkout, warnings: [`the record of an interrupted sync (${short(intent.from)} → ${short(intent.to)}) was dropped: the branch has moved since`] }
+    }
+    const state = yield* gitSync.workTree(checkout, intent.from, intent.to)
+    if (checkout.head === intent.to) {
+      // The branch moved before the crash; only the index entries may lag behind.
+      if (state.at === "to" && !input.dryRun) yield* gitSync.finish(checkout, intent.from, intent.to)
+      yield* settle
+      return unchanged
+    }
+    if (state.at === "from") {
+      // The engine rolled the files back: the sync never happened.
+      yield* settle
+      return unchanged
+    }
+    if (state.at === "neither") {
+      return refusal(bundle, `an earlier sync was interrupted after writing the files of ${short(intent.to)} and before moving branch '${checkout.branch}', and ${state.paths.length === 1 ? "a file has" : `${state.paths.length} files have`} changed since`, `bring ${state.paths.length === 1 ? "it" : "them"} back to the bytes of ${short(intent.to)} or of ${short(intent.from)} (compare with \`git diff ${short(intent.to)} -- <path>\`), then \`akm sync\`; akm never resets your work`, { ...known, details: state.paths })
+    }
+    if (input.dryRun) {
+      return { ...base(bundle), ...known, action: "fast-forward", to: intent.to, warnings: [`an earlier sync was interrupted after writing the files of ${short(intent.to)}; \`akm sync\` moves branch '${checkout.branch}' there first`] } satisfies SyncedBundle as SyncedBundle
+    }
+    yield* gitSync.finish(checkout, intent.from, intent.to)
+    yield* gitSync.settle(checkout)
+    const indexed = yield* refreshIndex([bundle])
+    return { checkout: yield* gitSync.open(checkout.root), warnings: [`finished an interrupted sync: branch '${checkout.branch}' moved from ${short(intent.from)} to ${short(intent.to)}`, ...indexed] }
   })
 
 const carryOut = (bundle: string, checkout: Checkout, plan: SyncPlan, access: RemoteAccess, input: SyncInput, known: { upstream: string; from: string }) =>
@@ -167,18 +218,31 @@ const carryOut = (bundle: string, checkout: Checkout, plan: SyncPlan, access: Re
         const at = yield* Clock.currentTimeMillis
         // One set: the work tree from HEAD's bytes to the tip's; the commits exist already, so no commit and no validation.
         const forwardId = journalId(bundle, plan.tip, at, "ff")
+        // The move is recorded before any file is written, so a crash before it is made can be finished (decision 0037).
+        const intended = yield* Effect.either(gitSync.intend(checkout, { branch: checkout.branch, from: checkout.head, to: plan.tip, transaction: forwardId }))
+        if (Either.isLeft(intended)) return refusal(bundle, intended.left.reason, intended.left.hint, facts)
         const applied = yield* Effect.either(transaction.apply({ id: forwardId, changes: fileChanges(bundle, plan.changes), gitCommit: false, validate: false }))
-        if (Either.isLeft(applied)) return refusal(bundle, applied.left.message, "nothing was changed; check the files with `git status`, then `akm sync` again", facts)
+        if (Either.isLeft(applied)) {
+          yield* Effect.ignore(gitSync.settle(checkout))
+          return refusal(bundle, applied.left.message, "nothing was changed; check the files with `git status`, then `akm sync` again", facts)
+        }
         yield* transaction.acknowledge(forwardId, "apply")
+        // The engine's crash seam, when one is provided (the crash tests' entry point): the gap decision 0037 closes.
+        const points = yield* Effect.serviceOption(CrashPoints)
+        if (Option.isSome(points)) points.value.reach("sync-before-advance")
         const advanced = yield* Effect.either(gitSync.advance(checkout, checkout.head, plan.tip))
         if (Either.isLeft(advanced)) {
           // The branch did not move: put the files back so the checkout is as it was.
           const undone = yield* Effect.either(transaction.revert({ id: `${forwardId}-undo`, changes: applied.right.changes, ...(applied.right.createdDirs === undefined ? {} : { createdDirs: applied.right.createdDirs }) }))
-          if (Either.isRight(undone)) yield* transaction.acknowledge(`${forwardId}-undo`, "revert")
+          if (Either.isRight(undone)) {
+            yield* transaction.acknowledge(`${forwardId}-undo`, "revert")
+            yield* Effect.ignore(gitSync.settle(checkout))
+          }
           return refusal(bundle, advanced.left.reason, Either.isRight(undone) ? advanced.left.hint : `${advanced.left.hint}; the files were left at ${short(plan.tip)} — check them with \`git status\``, facts)
         }
+        const settled = yield* Effect.either(gitSync.settle(checkout))
         const replayed: Array<{ sha: string; subject: string; replayedAs?: string }> = []
-        const warnings: Array<string> = []
+        const warnings: Array<string> = Either.isLeft(settled) ? [`the record of this sync could not be removed (${settled.left.reason}); the next \`akm sync\` removes it`] : []
         for (const [index, commit] of own.entries()) {
           if (commit.changes.length === 0) {
             replayed.push({ sha: commit.sha, subject: commit.subject })

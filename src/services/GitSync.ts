@@ -67,6 +67,27 @@ export interface RemoteAccess {
   readonly token: Redacted.Redacted<string> | undefined
 }
 
+/**
+ * The branch move a fast-forward is about to make, recorded durably before
+ * the engine writes the tip's files (decision 0037): if akm dies between
+ * those writes and the move, the next `akm sync` finds it and finishes the
+ * move (or drops it when the engine rolled the files back).
+ */
+export interface SyncIntent {
+  readonly branch: string
+  readonly from: string
+  readonly to: string
+  /** The engine transaction that writes the files. */
+  readonly transaction: string
+}
+
+/** Where the work tree stands for the paths that differ between two commits. */
+export type WorkTreeState =
+  | { readonly at: "to" }
+  | { readonly at: "from" }
+  /** Some paths hold neither commit's bytes (edited since), or the two are mixed. */
+  | { readonly at: "neither"; readonly paths: ReadonlyArray<string> }
+
 /** Sync cannot go on for this checkout; nothing was written to it. */
 export class SyncProblem extends Data.TaggedError("SyncProblem")<{
   readonly dir: string
@@ -97,6 +118,19 @@ export class GitSync extends Context.Tag("akm/GitSync")<GitSync, {
    * names `from`) and brings the changed paths' index entries along.
    */
   readonly advance: (checkout: Checkout, from: string, to: string) => Effect.Effect<void, SyncProblem>
+  /**
+   * `advance` for a move an interrupted sync left half done: the branch may
+   * name `from` (moved now) or `to` already (only the index entries follow).
+   */
+  readonly finish: (checkout: Checkout, from: string, to: string) => Effect.Effect<void, SyncProblem>
+  /** Records the move before the files are written (fsynced); replaces an earlier record for the checkout. */
+  readonly intend: (checkout: Checkout, intent: SyncIntent) => Effect.Effect<void, SyncProblem>
+  /** The move recorded for this checkout and not settled, if any. */
+  readonly intent: (checkout: Checkout) => Effect.Effect<SyncIntent | undefined, SyncProblem>
+  /** Removes the record: the move was made, or will not be. */
+  readonly settle: (checkout: Checkout) => Effect.Effect<void, SyncProblem>
+  /** Whether the work tree holds `to`'s bytes, `from`'s, or neither, for every path that differs between them. */
+  readonly workTree: (checkout: Checkout, from: string, to: string) => Effect.Effect<WorkTreeState, SyncProblem>
   /** Pushes the branch to its upstream (fast-forward only); returns the pushed commit. */
   readonly push: (checkout: Checkout, access: RemoteAccess) => Effect.Effect<string, SyncProblem>
 }>() {}

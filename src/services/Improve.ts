@@ -50,4 +50,6 @@ export class Improve extends Context.Tag("akm/Improve")<Improve, {
   readonly runs: (last: number) => Effect.Effect<ReadonlyArray<RunRecord>, ImproveError>
   /** `akm proposal submit <packet-id>`: an agent's candidate files, verified exactly like a model's. */
   readonly submit: (packetId: string, dir?: string) => Effect.Effect<SubmitResult, ImproveError>
+  /** The generator runs use: its id, and whether one is configured at all (R-GEN-3). */
+  readonly generator: { readonly id: string; readonly available: boolean }
 }>() {}

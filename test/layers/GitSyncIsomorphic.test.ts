@@ -175,6 +175,42 @@ describe("GitSync (isomorphic-git)", () => {
     expect(Either.isLeft(moved) && moved.left.reason).toMatch(/moved/)
   })
 
+  it("the intent record of a branch move survives until settled; workTree tells where the files stand; finish completes a half-done move (decision 0037)", async () => {
+    const r = setup()
+    const from = r.g("rev-parse", "HEAD")
+    const tip = r.push({ "kb/a.md": "a2\n", "kb/b.md": null, "kb/c.md": "c1\n" })
+    const { checkout } = await planOf(r.checkout)
+    expect(await ok((s) => s.intent(checkout))).toBeUndefined()
+    const intent = { branch: "main", from, to: tip, transaction: "sync-test-ff" }
+    await ok((s) => s.intend(checkout, intent))
+    // Another process (the next akm) reads it back.
+    expect(await ok((s) => Effect.flatMap(s.open(r.checkout), (again) => s.intent(again)))).toEqual(intent)
+    expect(await ok((s) => s.workTree(checkout, from, tip))).toEqual({ at: "from" })
+    // Where the engine would write, then a crash: files at the tip, the branch behind.
+    fs.writeFileSync(path.join(r.checkout, "kb/a.md"), "a2\n")
+    fs.rmSync(path.join(r.checkout, "kb/b.md"))
+    expect(await ok((s) => s.workTree(checkout, from, tip))).toEqual({ at: "neither", paths: ["kb/c.md"] })
+    fs.writeFileSync(path.join(r.checkout, "kb/c.md"), "c1\n")
+    expect(await ok((s) => s.workTree(checkout, from, tip))).toEqual({ at: "to" })
+    expect(r.g("status", "--porcelain")).not.toBe("")
+    await ok((s) => s.finish(checkout, from, tip))
+    expect(r.g("rev-parse", "HEAD")).toBe(tip)
+    expect(r.g("status", "--porcelain")).toBe("")
+    // A move already made (the crash came after the ref moved): finish only brings the index along, and is idempotent.
+    await ok((s) => s.finish(checkout, from, tip))
+    expect(r.g("status", "--porcelain")).toBe("")
+    await ok((s) => s.settle(checkout))
+    expect(await ok((s) => s.intent(checkout))).toBeUndefined()
+    // A damaged record is refused with where it is, not ignored.
+    await ok((s) => s.intend(checkout, intent))
+    const dir = path.join(root, "data", "sync")
+    const file = fs.readdirSync(dir).find((n) => n.endsWith(".intent.json"))!
+    fs.writeFileSync(path.join(dir, file), "{ not json")
+    const damaged = await run((s) => s.intent(checkout))
+    expect(Either.isLeft(damaged) && damaged.left.reason).toMatch(/damaged/)
+    await ok((s) => s.settle(checkout))
+  })
+
   it("a bundle that is a subfolder: remote changes outside it are reported, not planned", async () => {
     const r = setup()
     r.push({ "README.md": "changed\n", "kb/a.md": "a2\n" })

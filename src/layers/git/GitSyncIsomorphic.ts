@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer, Redacted } from "effect"
 import * as git from "isomorphic-git"
-import { GitSync, SyncProblem, type Checkout, type FileMove, type ForeignCommit, type OwnCommit, type RemoteAccess, type SyncPlan } from "../../services/GitSync.js"
+import { GitSync, SyncProblem, type Checkout, type FileMove, type ForeignCommit, type OwnCommit, type RemoteAccess, type SyncIntent, type SyncPlan, type WorkTreeState } from "../../services/GitSync.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { bundleHttp } from "../http/BundleHttp.js"
 import { gitHttpPlugin } from "../http/GitHttpPlugin.js"
@@ -351,15 +351,16 @@ const copyObjects = async (repos: Repos, to: string): Promise<void> => {
   }
 }
 
-const advanceBranch = async (cacheDir: string, checkout: Checkout, from: string, to: string): Promise<void> => {
+/** `resuming`: an interrupted sync may have moved the branch already; the index entries follow either way. */
+const advanceBranch = async (cacheDir: string, checkout: Checkout, from: string, to: string, resuming = false): Promise<void> => {
   const repos: Repos = { local: gitdirOf(checkout), cached: cachedGitdir(cacheDir, checkout), cache: {} }
   const ref = `refs/heads/${checkout.branch}`
   const now = await git.resolveRef({ fs, gitdir: repos.local, ref })
-  if (now !== from) throw new Problem(`branch '${checkout.branch}' moved while akm was syncing (now ${now.slice(0, 12)})`, "run `akm sync` again")
+  if (now !== from && !(resuming && now === to)) throw new Problem(`branch '${checkout.branch}' moved while akm was syncing (now ${now.slice(0, 12)})`, "run `akm sync` again")
   await copyObjects(repos, to)
   const [fromTree, toTree] = await Promise.all([readCommit(repos, from), readCommit(repos, to)]).then((c) => c.map((x) => x.commit.tree))
   const changed = await diffTrees(repos, fromTree, toTree)
-  await git.writeRef({ fs, gitdir: repos.local, ref, value: to, force: true })
+  if (now === from) await git.writeRef({ fs, gitdir: repos.local, ref, value: to, force: true })
   // The engine wrote the files already: the index entries follow them, so `git status` stays clean.
   for (const d of changed) {
     await (d.after === undefined
@@ -367,6 +368,85 @@ const advanceBranch = async (cacheDir: string, checkout: Checkout, from: string,
       : git.updateIndex({ fs, dir: checkout.root, gitdir: repos.local, filepath: d.path, add: true }))
   }
   await trackRemote(checkout, repos.local, to)
+}
+
+/** The git blob id of a work-tree file as it is now; undefined when absent, "" when not a regular file. */
+const workOid = async (file: string): Promise<string | undefined> => {
+  const stat = await fs.promises.lstat(file).catch(() => undefined)
+  if (stat === undefined) return undefined
+  if (!stat.isFile()) return ""
+  return (await git.hashBlob({ object: await fs.promises.readFile(file) })).oid
+}
+
+const workTreeAt = async (cacheDir: string, checkout: Checkout, from: string, to: string): Promise<WorkTreeState> => {
+  const repos: Repos = { local: gitdirOf(checkout), cached: cachedGitdir(cacheDir, checkout), cache: {} }
+  const [fromTree, toTree] = await Promise.all([readCommit(repos, from), readCommit(repos, to)]).then((c) => c.map((x) => x.commit.tree))
+  let atTo = true
+  let atFrom = true
+  const odd: Array<string> = []
+  for (const d of await diffTrees(repos, fromTree, toTree)) {
+    const oid = await workOid(path.join(checkout.root, ...d.path.split("/")))
+    const isTo = oid === d.after?.oid
+    const isFrom = oid === d.before?.oid
+    atTo &&= isTo
+    atFrom &&= isFrom
+    if (!isTo) odd.push(d.path)
+  }
+  return atTo ? { at: "to" } : atFrom ? { at: "from" } : { at: "neither", paths: odd }
+}
+
+/** The intent record of one checkout, in akm's data folder (named like its cache gitdir). */
+const intentFile = (dataDir: string, checkout: Checkout) =>
+  path.join(dataDir, "sync", `${createHash("sha256").update(fs.realpathSync(gitdirOf(checkout))).digest("hex").slice(0, 16)}.intent.json`)
+
+/** Written to a temp file, fsynced, renamed over and the folder fsynced: after a crash it is either the old record or the new one. */
+const writeIntent = async (file: string, checkout: Checkout, intent: SyncIntent): Promise<void> => {
+  await fs.promises.mkdir(path.dirname(file), { recursive: true })
+  const temp = `${file}.${process.pid}.tmp`
+  const handle = await fs.promises.open(temp, "w")
+  try {
+    await handle.writeFile(`${JSON.stringify({ checkout: checkout.root, ...intent }, null, 2)}\n`)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  await fs.promises.rename(temp, file)
+  await syncDir(path.dirname(file))
+}
+
+const syncDir = async (dir: string): Promise<void> => {
+  const handle = await fs.promises.open(dir, "r")
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+const isSha = (value: unknown): value is string => typeof value === "string" && /^[0-9a-f]{40}$/.test(value)
+
+const readIntent = async (file: string): Promise<SyncIntent | undefined> => {
+  const text = await fs.promises.readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined
+    throw error
+  })
+  if (text === undefined) return undefined
+  const record = (() => {
+    try {
+      return JSON.parse(text) as Record<string, unknown>
+    } catch {
+      return undefined
+    }
+  })()
+  if (record === undefined || typeof record["branch"] !== "string" || !isSha(record["from"]) || !isSha(record["to"]) || typeof record["transaction"] !== "string") {
+    throw new Problem(`the record of an interrupted sync (${file}) is damaged`, `look at the checkout with \`git status\`; remove ${file} once it is as it should be, then \`akm sync\``)
+  }
+  return { branch: record["branch"], from: record["from"], to: record["to"], transaction: record["transaction"] }
+}
+
+const removeIntent = async (file: string): Promise<void> => {
+  await fs.promises.rm(file, { force: true })
+  await syncDir(path.dirname(file)).catch(() => undefined)
 }
 
 /** The checkout's remote-tracking ref follows what akm fetched or pushed, as `git fetch` and `git push` do. */
@@ -405,6 +485,7 @@ export const GitSyncIsomorphic = Layer.effect(
   Effect.gen(function* () {
     const workspace = yield* WorkspaceConfig
     const cacheDir = workspace.paths.cacheDir
+    const dataDir = workspace.paths.dataDir
     const fail = (checkout: Checkout | string, access: RemoteAccess, doing: string) => (cause: unknown) => {
       const problem = typeof checkout === "string" ? (cause instanceof Problem ? cause : new Problem(String((cause as Error)?.message ?? cause), "check the folder with `git status`")) : explain(checkout, access, cause, doing)
       return new SyncProblem({ dir: typeof checkout === "string" ? checkout : checkout.root, reason: problem.reason, hint: problem.hint })
@@ -424,6 +505,11 @@ export const GitSyncIsomorphic = Layer.effect(
         withHttp(access.allowInsecure, (http) => Effect.tryPromise({ try: () => fetchTip(cacheDir, http, checkout, access), catch: fail(checkout, access, "fetching from") })),
       plan: (checkout, tip) => Effect.tryPromise({ try: () => planSync(cacheDir, checkout, tip), catch: fail(checkout, noAccess, "reading") }),
       advance: (checkout, from, to) => Effect.tryPromise({ try: () => advanceBranch(cacheDir, checkout, from, to), catch: fail(checkout, noAccess, "moving the branch of") }),
+      finish: (checkout, from, to) => Effect.tryPromise({ try: () => advanceBranch(cacheDir, checkout, from, to, true), catch: fail(checkout, noAccess, "moving the branch of") }),
+      intend: (checkout, intent) => Effect.tryPromise({ try: () => writeIntent(intentFile(dataDir, checkout), checkout, intent), catch: fail(checkout.root, noAccess, "recording the sync of") }),
+      intent: (checkout) => Effect.tryPromise({ try: () => readIntent(intentFile(dataDir, checkout)), catch: fail(checkout.root, noAccess, "reading the sync record of") }),
+      settle: (checkout) => Effect.tryPromise({ try: () => removeIntent(intentFile(dataDir, checkout)), catch: fail(checkout.root, noAccess, "removing the sync record of") }),
+      workTree: (checkout, from, to) => Effect.tryPromise({ try: () => workTreeAt(cacheDir, checkout, from, to), catch: fail(checkout, noAccess, "reading") }),
       push: (checkout, access) =>
         withHttp(access.allowInsecure, (http) => Effect.tryPromise({ try: () => pushBranch(http, checkout, access), catch: fail(checkout, access, "pushing to") }))
     })

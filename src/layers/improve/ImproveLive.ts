@@ -1,6 +1,7 @@
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { improveRun } from "../../programs/improve/run.js"
 import { improveSubmit } from "../../programs/improve/submit.js"
+import { Generator } from "../../services/Generator.js"
 import { Improve, type ImproveInput } from "../../services/Improve.js"
 import { ImproveStore } from "../../services/ImproveStore.js"
 import { SandboxIndexMiniSearch } from "../memory/SandboxIndexMiniSearch.js"
@@ -23,7 +24,8 @@ export const ImproveComposed = Layer.effect(
     Improve.of({
       run: (input: ImproveInput) => Effect.provide(improveRun(input), context),
       runs: (last) => Effect.provide(Effect.flatMap(ImproveStore, (store) => store.runs(last)), context),
-      submit: (packetId, dir) => Effect.provide(improveSubmit(packetId, dir), context)
+      submit: (packetId, dir) => Effect.provide(improveSubmit(packetId, dir), context),
+      generator: { id: Context.get(context, Generator).id, available: Context.get(context, Generator).available }
     }))
 )
 

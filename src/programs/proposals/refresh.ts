@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform/FileSystem"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as path from "node:path"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
 import { Conflict, UsageError } from "../../domain/Errors.js"
@@ -10,6 +10,7 @@ import { actionOf, sha256Hex, shortId, type Proposal, type ProposalStatus } from
 import { shellCommand } from "../../domain/ShellQuote.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
+import { Improve } from "../../services/Improve.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { resolveBundle } from "../scan.js"
 import { baseOf } from "./bases.js"
@@ -29,6 +30,8 @@ export type RefreshedFileResult =
   | "conflict"
   /** Resolved by hand with --file. */
   | "resolved"
+  /** Written again by the recipe that made the proposal, from the current bytes. */
+  | "regenerated"
 
 export interface RefreshedFile {
   readonly bundle: string
@@ -44,11 +47,14 @@ export interface RefreshResult {
    * refreshed: a new pending proposal carries the change (clean merge);
    * conflict: a new pending proposal carries conflict markers and cannot be accepted until resolved;
    * current: nothing moved, the proposal applies as it is;
-   * already-applied: the files already hold the change, nothing is left to propose.
+   * already-applied: the files already hold the change, nothing is left to propose;
+   * regenerated: the improve recipe that made it ran again on the current files and its new proposal supersedes it.
    */
-  readonly outcome: "refreshed" | "conflict" | "current" | "already-applied"
+  readonly outcome: "refreshed" | "conflict" | "current" | "already-applied" | "regenerated"
   readonly proposal?: { readonly id: string; readonly title: string; readonly status: ProposalStatus }
   readonly files: ReadonlyArray<RefreshedFile>
+  /** regenerated: the improve run that wrote the new proposal. */
+  readonly run?: { readonly id: string; readonly modelCalls: number }
   readonly hint?: string
 }
 
@@ -57,6 +63,8 @@ export interface RefreshInput {
   readonly files?: ReadonlyArray<string> | undefined
   readonly cwd?: string | undefined
   readonly home?: string | undefined
+  /** A regeneration's improve run starts no attempt after this long (as `akm improve --budget-ms`). */
+  readonly budgetMs?: number | undefined
 }
 
 /** A file as it is now: its hash (null = absent) and its text (undefined = absent or not text). */
@@ -93,6 +101,76 @@ const refusal = (proposal: Proposal, key: string, reason: string) => {
     hint: `${regenerate}, then \`akm proposal reject ${shortId(proposal.id)} --reason superseded\``
   })
 }
+
+/**
+ * The item a proposal's improve recipe can be run for again: a revise names
+ * its target ref in its evidence. A learn proposal has no ref to aim a run
+ * at (a run plans every topic), so it is merged like a hand-made one.
+ */
+const regenerationRef = (proposal: Proposal): string | undefined =>
+  proposal.recipe === "revise" ? proposal.evidence.find((e) => e.ref !== undefined && e.kind !== "refreshed-from")?.ref : undefined
+
+/** Why a regeneration did not give a new proposal; the old one is left as it was. */
+const notRegenerated = (proposal: Proposal, ref: string, reason: string, retry: "refresh" | "force" | "none") => {
+  const reject = `\`akm proposal reject ${shortId(proposal.id)} --reason superseded\``
+  return new Conflict({
+    message: `proposal ${shortId(proposal.id)} was not regenerated: ${reason}; it is left as it was`,
+    hint: retry === "refresh"
+      ? `try again later with \`akm proposal refresh ${shortId(proposal.id)}\`, or reject it with ${reject}`
+      : retry === "force"
+        ? `${shellCommand("akm improve", "--recipe", proposal.recipe, "--ref", ref, "--force")} asks again; or reject it with ${reject}`
+        : `reject it with ${reject} if it is no longer wanted; \`akm improve runs\` shows the run`
+  })
+}
+
+/**
+ * A stale proposal improve generated is written again by its recipe (issue
+ * 26): one `revise` run for its ref through the Improve service, on the
+ * current bytes and the evidence open now, with the usual gates — settled
+ * inputs are not asked again (R-IMP-3), the sandbox gate verifies the
+ * candidate, policy.autoApply decides as for any run (R-IMP-9), the improve
+ * lease is taken (never waited for). The new proposal supersedes the old
+ * one; anything else leaves the old one untouched and says why.
+ */
+const regenerate = (proposal: Proposal, ref: string, improve: Improve["Type"], input: RefreshInput) =>
+  Effect.gen(function* () {
+    const store = yield* ProposalStore
+    const ran = yield* improve.run({ recipe: "revise", ref, limit: 1, skipIfLocked: true, ...(input.budgetMs === undefined ? {} : { budgetMs: input.budgetMs }) })
+    if (ran._tag === "Locked") return yield* notRegenerated(proposal, ref, `another improve run holds the lease (${ran.holder})`, "refresh")
+    const target = ran.run.targets.find((t) => t.recipe === "revise" && t.target === ref)
+    if (target === undefined) return yield* notRegenerated(proposal, ref, `no corrective evidence about ${ref} is open any more, so its recipe has nothing to work from`, "none")
+    let nextId = target.proposalId
+    if (nextId === undefined && target.outcome === "skipped" && target.fingerprint !== undefined) {
+      // The same inputs were attempted already (R-IMP-3): a pending proposal from them is the regeneration.
+      nextId = (yield* store.withFingerprint(target.fingerprint)).find((p) => p.id !== proposal.id && (p.status === "pending" || p.status === "accepted"))?.id
+    }
+    const next = nextId === undefined || nextId === proposal.id ? undefined : yield* store.get(nextId)
+    if (next === undefined || (next.status !== "pending" && next.status !== "accepted")) {
+      const why = target.outcome === "packet"
+        ? `the generator wrote work packet ${target.packetId ?? ""} (${target.reason ?? "an agent's candidate"}); submit it, then reject this proposal`
+        : `its recipe ${target.outcome}${target.reason === undefined ? "" : `: ${target.reason}`}`
+      return yield* notRegenerated(proposal, ref, why, target.outcome === "generation-failed" ? "refresh" : target.outcome === "skipped" && target.reason?.includes("--force") === true ? "force" : "none")
+    }
+    const nextShort = shortId(next.id)
+    const at = yield* now
+    const closed = yield* store.decide(proposal.id, { from: ["pending", "failed"], to: "rejected", at, by: "refresh", reason: `superseded by proposal ${nextShort} (regenerated by its ${proposal.recipe} recipe; akm proposal refresh)`, outcome: { note: `regenerated into ${next.id}` } })
+    if (!closed.moved) {
+      return yield* new Conflict({
+        message: `proposal ${shortId(proposal.id)} became ${closed.status ?? "unknown"} while it was regenerated; the new proposal ${nextShort} stays pending`,
+        hint: `compare them with \`akm proposal show ${nextShort}\` and reject the one not wanted`
+      })
+    }
+    return {
+      from: { id: proposal.id, title: proposal.title, status: proposal.status },
+      outcome: "regenerated",
+      proposal: { id: next.id, title: next.title, status: next.status },
+      files: next.changes.map((c) => ({ bundle: c.bundle, path: c.path, result: "regenerated" as const })),
+      run: { id: ran.run.id, modelCalls: ran.run.modelCalls },
+      hint: next.status === "accepted"
+        ? `policy.autoApply applied it; see \`akm proposal show ${nextShort}\``
+        : `review it with \`akm proposal diff ${nextShort}\`, then \`akm proposal accept ${nextShort}\``
+    } satisfies RefreshResult as RefreshResult
+  })
 
 const conflictFinding = (change: FileChange, message: string, line?: number): Diagnostic => ({
   code: "merge-conflict",
@@ -183,7 +261,9 @@ const parseResolutions = (input: RefreshInput) =>
  * applied here, because nobody has reviewed the merged bytes (R-TX-2). A
  * conflicting merge carries git-style markers and a `merge-conflict` error,
  * so accept refuses it until the resolved bytes are given with `--file`. The
- * old proposal is closed as superseded.
+ * old proposal is closed as superseded. A revise proposal improve made is
+ * instead regenerated by its recipe when the Improve service is provided and
+ * a generator configured (decision 0037); without one it is merged as above.
  */
 export const proposalRefresh = Effect.fn("proposal.refresh")(function* (idOrPrefix: string, input: RefreshInput = {}) {
   const store = yield* ProposalStore
@@ -202,6 +282,13 @@ export const proposalRefresh = Effect.fn("proposal.refresh")(function* (idOrPref
     }
   }
   const priorConflicts = proposal.evaluation?.diagnostics.some((d) => d.code === "merge-conflict") === true
+  const ref = regenerationRef(proposal)
+  const improve = yield* Effect.serviceOption(Improve)
+  if (ref !== undefined && Option.isSome(improve) && improve.value.generator.available && resolutions.size === 0) {
+    let stale = priorConflicts
+    for (const change of proposal.changes) if ((yield* currentOf(change.bundle, change.path)).hash !== change.beforeHash) stale = true
+    if (stale) return yield* regenerate(proposal, ref, improve.value, input)
+  }
   const carried: Array<Carried & { readonly bundle: string; readonly path: string }> = []
   let moved = false
   for (const change of proposal.changes) {
