@@ -34,16 +34,21 @@ const statusView: View<MemoryStatus> = {
   rows: (r) => r.tiers
 }
 
+const intakeLines = (r: ConsolidateResult, s: Style): ReadonlyArray<string> => [
+  ...(r.intake.written.length === 0 ? [] : [s.green(`wrote ${r.intake.written.length} queued background memor${r.intake.written.length === 1 ? "y" : "ies"}`)]),
+  ...r.intake.waiting.map((w) => s.yellow(`${w.count} background memor${w.count === 1 ? "y" : "ies"} still queued for ${w.bundle}: ${w.why}`))
+]
+
 const consolidateView: View<ConsolidateResult> = {
   text: (r, s) =>
     r.tiers.length === 0
-      ? "no memory tiers to consolidate"
+      ? ["no memory tiers to consolidate", ...intakeLines(r, s)].join("\n")
       : r.tiers
         .flatMap((t) => [
           `${t.retired.length === 0 ? s.dim("–") : s.green("✓")} ${t.bundle}: ${t.before.items} → ${t.after.items} items (low water ${t.lowWaterItems}, high ${t.highWaterItems}) ${stateText(t.state, s)}${r.dryRun ? s.dim(" (dry run)") : ""}`,
           ...Object.entries(t.retired.reduce<Record<string, number>>((n, x) => ({ ...n, [x.reason]: (n[x.reason] ?? 0) + 1 }), {})).map(([reason, n]) => `  ${r.dryRun ? "would retire" : t.mode === "overlay" ? "hid (overlay)" : "retired"} ${n} ${reason}`),
           ...t.consolidated.flatMap((c) => [
-            `  ${c.outcome === "compact" ? "compacted" : "formalized"} ${c.sources.length} related memor${c.sources.length === 1 ? "y" : "ies"}${c.ref === undefined ? "" : ` into ${c.ref}`}${c.skipped === undefined ? `: ${c.retired.length} retired` : ""}`,
+            `  ${c.outcome === "compact" ? "compacted" : "formalized"} ${c.sources.length} related memor${c.sources.length === 1 ? "y" : "ies"}${c.ref === undefined ? "" : ` into ${c.ref}`}${c.skipped === undefined ? `: ${c.retired.length} source${c.retired.length === 1 ? "" : "s"} ${c.proposal?.status === "accepted" ? "retired" : "retire once the proposal is accepted"}` : ""}`,
             ...(c.skipped === undefined ? [] : [s.dim(`    ${c.skipped}`)]),
             ...c.kept.map((k) => s.yellow(`    kept ${k.ref}: "${k.claim}" is not in the new item (${k.reason})`)),
             ...c.qualified.map((q) => s.dim(`    kept both values: ${q}`))
@@ -51,6 +56,7 @@ const consolidateView: View<ConsolidateResult> = {
           ...t.proposals.map((p) => s.dim(`  proposal ${shortId(p.id)} ${p.status} (${p.changeClass})${p.hint === undefined ? "" : `: ${p.hint}`}`)),
           ...t.problems.map((p) => s.yellow(`  ${p.message}`))
         ])
+        .concat(intakeLines(r, s))
         .join("\n"),
   rows: (r) => r.tiers.flatMap((t) => t.retired)
 }

@@ -9,6 +9,7 @@ import { MemoryStore, type NewArchiveEntry } from "../../services/MemoryStore.js
 import { indexBundles } from "../indexBundles.js"
 import { proposeAndApply } from "../proposals/direct.js"
 import { recordAcceptedRetirements } from "./catchUp.js"
+import { drainIntake, queuedCounts, type DrainResult } from "./drain.js"
 import { compactTier, type ConsolidatedItem } from "./compact.js"
 import { planReduction } from "./plan.js"
 import { CONSOLIDATE_RECIPE, stateOfTier } from "./status.js"
@@ -49,6 +50,8 @@ export interface TierConsolidation {
 export interface ConsolidateResult {
   readonly dryRun: boolean
   readonly tiers: ReadonlyArray<TierConsolidation>
+  /** Background intake queued while a tier was blocked: written now that it is not, or still waiting and why. */
+  readonly intake: DrainResult
 }
 
 /** The bytes of a retirement's file, when they still hash to what was planned (nothing else is archived or deleted). */
@@ -187,5 +190,7 @@ export const memoryConsolidate = Effect.fn("memory.consolidate")(function* (inpu
   const tiers = yield* readTiers(input.bundle)
   const out: Array<TierConsolidation> = []
   for (const tier of tiers) out.push(yield* consolidateTier(tier, dryRun, input.to))
-  return { dryRun, tiers: out } satisfies ConsolidateResult as ConsolidateResult
+  // A pass that unblocked a tier lets its queued intake in (a dry run only counts it).
+  const intake: DrainResult = dryRun ? { written: [], waiting: yield* queuedCounts(input.bundle) } : yield* drainIntake(input.bundle)
+  return { dryRun, tiers: out, intake } satisfies ConsolidateResult as ConsolidateResult
 })
