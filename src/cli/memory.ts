@@ -111,7 +111,7 @@ const consolidateCommand = Command.make(
     ...globalOptions
   },
   (o) => Effect.flatMap(withGenerator(memoryConsolidate({ bundle: Option.getOrUndefined(o.bundle), dryRun: o.dryRun, to: Option.getOrUndefined(o.to) })), (program) => runCommand(o, program, consolidateView))
-).pipe(Command.withDescription("Retire duplicates, expired and superseded memories into the archive, then (with a generator) compact related ones, through proposals. Example: akm memory consolidate --dry-run"))
+).pipe(Command.withDescription("Retire duplicates, expired and superseded memories into the archive, through proposals. With a generator, related memories are compacted too (--to formalizes them into another bundle). Example: akm memory consolidate --dry-run"))
 
 const restoreCommand = Command.make("restore", { ref: Args.text({ name: "ref" }).pipe(Args.withDescription("the archived memory's ref")), ...globalOptions }, (o) =>
   runCommand(o, memoryRestore(o.ref), restoreView)
