@@ -1,7 +1,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import { Option } from "effect"
+import { Effect, FiberRef, Layer, Option } from "effect"
+import { GeneratorLive } from "../layers/generator/GeneratorLive.js"
+import { makeNoGenerator } from "../layers/generator/GeneratorNone.js"
+import { Generator } from "../services/Generator.js"
 import { shortId } from "../domain/Proposal.js"
 import { memoryConsolidate, type ConsolidateResult } from "../programs/memory/consolidate.js"
 import { memoryHold, type HoldResult } from "../programs/memory/hold.js"
@@ -10,7 +13,7 @@ import { memoryRestore, type RestoreResult } from "../programs/memory/restore.js
 import { memoryStatus, type MemoryStatus } from "../programs/memory/status.js"
 import { globalOptions } from "./options.js"
 import { table, type Style, type View } from "./render.js"
-import { runCommand } from "./run.js"
+import { cliSeams, runCommand } from "./run.js"
 
 const stateText = (state: string, s: Style) => (state === "ok" ? s.green(state) : state === "blocked" ? s.red(state) : s.yellow(state))
 
@@ -31,17 +34,29 @@ const statusView: View<MemoryStatus> = {
   rows: (r) => r.tiers
 }
 
+const intakeLines = (r: ConsolidateResult, s: Style): ReadonlyArray<string> => [
+  ...(r.intake.written.length === 0 ? [] : [s.green(`wrote ${r.intake.written.length} queued background memor${r.intake.written.length === 1 ? "y" : "ies"}`)]),
+  ...r.intake.waiting.map((w) => s.yellow(`${w.count} background memor${w.count === 1 ? "y" : "ies"} still queued for ${w.bundle}: ${w.why}`))
+]
+
 const consolidateView: View<ConsolidateResult> = {
   text: (r, s) =>
     r.tiers.length === 0
-      ? "no memory tiers to consolidate"
+      ? ["no memory tiers to consolidate", ...intakeLines(r, s)].join("\n")
       : r.tiers
         .flatMap((t) => [
           `${t.retired.length === 0 ? s.dim("–") : s.green("✓")} ${t.bundle}: ${t.before.items} → ${t.after.items} items (low water ${t.lowWaterItems}, high ${t.highWaterItems}) ${stateText(t.state, s)}${r.dryRun ? s.dim(" (dry run)") : ""}`,
           ...Object.entries(t.retired.reduce<Record<string, number>>((n, x) => ({ ...n, [x.reason]: (n[x.reason] ?? 0) + 1 }), {})).map(([reason, n]) => `  ${r.dryRun ? "would retire" : t.mode === "overlay" ? "hid (overlay)" : "retired"} ${n} ${reason}`),
+          ...t.consolidated.flatMap((c) => [
+            `  ${c.outcome === "compact" ? "compacted" : "formalized"} ${c.sources.length} related memor${c.sources.length === 1 ? "y" : "ies"}${c.ref === undefined ? "" : ` into ${c.ref}`}${c.skipped === undefined ? `: ${c.retired.length} source${c.retired.length === 1 ? "" : "s"} ${c.proposal?.status === "accepted" ? "retired" : "retire once the proposal is accepted"}` : ""}`,
+            ...(c.skipped === undefined ? [] : [s.dim(`    ${c.skipped}`)]),
+            ...c.kept.map((k) => s.yellow(`    kept ${k.ref}: "${k.claim}" is not in the new item (${k.reason})`)),
+            ...c.qualified.map((q) => s.dim(`    kept both values: ${q}`))
+          ]),
           ...t.proposals.map((p) => s.dim(`  proposal ${shortId(p.id)} ${p.status} (${p.changeClass})${p.hint === undefined ? "" : `: ${p.hint}`}`)),
           ...t.problems.map((p) => s.yellow(`  ${p.message}`))
         ])
+        .concat(intakeLines(r, s))
         .join("\n"),
   rows: (r) => r.tiers.flatMap((t) => t.retired)
 }
@@ -69,6 +84,18 @@ const holdView: View<HoldResult> = {
   text: (r, s) => `${s.green("✓")} ${r.hold ? "held" : "released"} ${r.ref}${r.hold ? s.dim(" (never purged until released with --release)") : ""}`
 }
 
+/**
+ * The generator config.yaml names (improve.generator), or a test entry
+ * point's: compaction and --to use it. A broken generator section does not
+ * stop deterministic cleanup; --to then says why it cannot formalize.
+ */
+const withGenerator = <A, E, R>(program: Effect.Effect<A, E, R>) =>
+  Effect.map(FiberRef.get(cliSeams), (seams) =>
+    Effect.provide(
+      program,
+      seams.improve ?? GeneratorLive.pipe(Layer.catchAll((e) => Layer.succeed(Generator, makeNoGenerator(`improve.generator in config.yaml is invalid (${e.message})`))))
+    ))
+
 const bundleOption = Options.text("bundle").pipe(Options.withDescription("only this bundle's memory tier"), Options.optional)
 
 const statusCommand = Command.make("status", { bundle: bundleOption, ...globalOptions }, (o) =>
@@ -80,11 +107,11 @@ const consolidateCommand = Command.make(
   {
     bundle: bundleOption,
     dryRun: Options.boolean("dry-run").pipe(Options.withDescription("list what would be retired; change nothing")),
-    to: Options.text("to").pipe(Options.withDescription("formalize recurring memories into this bundle (needs a generator)"), Options.optional),
+    to: Options.text("to").pipe(Options.withDescription("formalize related memories into one knowledge item of this bundle (needs a generator; applied two-phase)"), Options.optional),
     ...globalOptions
   },
-  (o) => runCommand(o, memoryConsolidate({ bundle: Option.getOrUndefined(o.bundle), dryRun: o.dryRun, to: Option.getOrUndefined(o.to) }), consolidateView)
-).pipe(Command.withDescription("Retire duplicates, expired and superseded memories into the archive, through proposals. Example: akm memory consolidate --dry-run"))
+  (o) => Effect.flatMap(withGenerator(memoryConsolidate({ bundle: Option.getOrUndefined(o.bundle), dryRun: o.dryRun, to: Option.getOrUndefined(o.to) })), (program) => runCommand(o, program, consolidateView))
+).pipe(Command.withDescription("Retire duplicates, expired and superseded memories into the archive, through proposals. With a generator, related memories are compacted too (--to formalizes them into another bundle). Example: akm memory consolidate --dry-run"))
 
 const restoreCommand = Command.make("restore", { ref: Args.text({ name: "ref" }).pipe(Args.withDescription("the archived memory's ref")), ...globalOptions }, (o) =>
   runCommand(o, memoryRestore(o.ref), restoreView)

@@ -272,7 +272,7 @@ export const health = Effect.fn("health")(function* () {
       code: "memory-queued",
       bundle: name,
       message: `${plural(n, "background memory", "background memories")} for '${name}' wait in state.db: the tier cannot safely reach low water`,
-      hint: `run \`${shellCommand("akm memory consolidate --bundle", name)}\`, merge memories by hand, or raise memory.lowWaterItems; \`akm evidence list --kind session\` shows what waits`
+      hint: `run \`${shellCommand("akm memory consolidate --bundle", name)}\`, merge memories by hand, or raise memory.lowWaterItems — the consolidation that unblocks the tier writes them; \`akm evidence list --kind session\` shows what waits`
     })
   }
 

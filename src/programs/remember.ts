@@ -7,6 +7,7 @@ import { IndexStore } from "../services/IndexStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { INTAKE_ORIGIN, stateOfTier } from "./memory/status.js"
 import { readTier } from "./memory/tiers.js"
+import { drainIntake } from "./memory/drain.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
 import { redactFields } from "../domain/Redaction.js"
@@ -171,5 +172,7 @@ export const captureMemory = Effect.fn("remember.capture")(function* (input: Rem
       } satisfies CaptureResult as CaptureResult
     }
   }
+  // The tier takes writes again: what was queued earlier is written first, in order (R-MEM-2).
+  yield* drainIntake(bundle)
   return (yield* remember({ ...input, bundle })) satisfies CaptureResult as CaptureResult
 })

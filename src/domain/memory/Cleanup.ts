@@ -9,7 +9,7 @@ import { normalisedContent, type MemoryProblem, type MemoryRecord } from "./Memo
  * whose every claim another retained memory states) runs only when asked.
  */
 
-export type RetireReason = "duplicate" | "expired" | "superseded" | "invalid-derivative" | "covered"
+export type RetireReason = "duplicate" | "expired" | "superseded" | "invalid-derivative" | "covered" | "compacted" | "formalized"
 
 /** What became of one claim of a retired source (R-MEM-3). */
 export interface ClaimDisposition {

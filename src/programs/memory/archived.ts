@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { NotFound } from "../../domain/Errors.js"
 import { MemoryStore } from "../../services/MemoryStore.js"
+import { recordAcceptedRetirements } from "./catchUp.js"
 import { OUT_OF_TIER } from "./tiers.js"
 
 /** `memories/x` or `bundle//memories/x.md` as the archive keys it: the ref with the bundle, without `.md`. */
@@ -11,6 +12,7 @@ const candidates = (given: string): ReadonlyArray<string> => {
 
 /** The newest archive row of a ref that is out of its tier (retired or quarantined); NotFound names what to do. */
 export const archivedEntry = Effect.fn("memory.archived")(function* (ref: string) {
+  yield* recordAcceptedRetirements()
   const store = yield* MemoryStore
   for (const candidate of candidates(ref)) {
     const rows = candidate.includes("//") ? yield* store.list({ ref: candidate, states: OUT_OF_TIER }) : (yield* store.list({ states: OUT_OF_TIER })).filter((r) => r.ref.endsWith(`//${candidate}`))

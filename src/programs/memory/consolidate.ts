@@ -1,5 +1,4 @@
 import { Clock, Effect } from "effect"
-import { UsageError } from "../../domain/Errors.js"
 import { fullyDisposed, type Retirement } from "../../domain/memory/Cleanup.js"
 import type { TierState } from "../../domain/MemoryPolicy.js"
 import { sha256Hex, type ProposalStatus } from "../../domain/Proposal.js"
@@ -9,6 +8,9 @@ import { MemoryArchive } from "../../services/MemoryArchive.js"
 import { MemoryStore, type NewArchiveEntry } from "../../services/MemoryStore.js"
 import { indexBundles } from "../indexBundles.js"
 import { proposeAndApply } from "../proposals/direct.js"
+import { recordAcceptedRetirements } from "./catchUp.js"
+import { drainIntake, queuedCounts, type DrainResult } from "./drain.js"
+import { compactTier, type ConsolidatedItem } from "./compact.js"
 import { planReduction } from "./plan.js"
 import { CONSOLIDATE_RECIPE, stateOfTier } from "./status.js"
 import { policyNow, readTier, readTiers, sizeOf, type Tier } from "./tiers.js"
@@ -16,7 +18,7 @@ import { policyNow, readTier, readTiers, sizeOf, type Tier } from "./tiers.js"
 export interface ConsolidateInput {
   readonly bundle?: string | undefined
   readonly dryRun?: boolean | undefined
-  /** Formalize into this bundle (needs a generator). */
+  /** Formalize related memories into this bundle (needs a generator; two-phase, R-TX-9). */
   readonly to?: string | undefined
 }
 
@@ -41,11 +43,15 @@ export interface TierConsolidation {
   readonly retired: ReadonlyArray<RetiredItem>
   readonly proposals: ReadonlyArray<{ readonly id: string; readonly status: ProposalStatus; readonly changeClass: string; readonly hint?: string | undefined }>
   readonly problems: ReadonlyArray<{ readonly ref: string; readonly message: string }>
+  /** Items a generator wrote from groups of related memories (compact, or formalize with --to). */
+  readonly consolidated: ReadonlyArray<ConsolidatedItem>
 }
 
 export interface ConsolidateResult {
   readonly dryRun: boolean
   readonly tiers: ReadonlyArray<TierConsolidation>
+  /** Background intake queued while a tier was blocked: written now that it is not, or still waiting and why. */
+  readonly intake: DrainResult
 }
 
 /** The bytes of a retirement's file, when they still hash to what was planned (nothing else is archived or deleted). */
@@ -79,7 +85,7 @@ const itemOf = (r: Retirement): RetiredItem => ({ ref: r.record.ref, path: r.rec
  * (writable bundle; deterministic cleanup is mechanical, coverage retirement
  * semantic) or record a workspace overlay (read-only bundle, R-MEM-5).
  */
-const consolidateTier = (tier: Tier, dryRun: boolean) =>
+const cleanupTier = (tier: Tier, dryRun: boolean) =>
   Effect.gen(function* () {
     const policy = yield* policyNow
     const nowMs = yield* Clock.currentTimeMillis
@@ -93,7 +99,7 @@ const consolidateTier = (tier: Tier, dryRun: boolean) =>
     const retire = plan.retire.filter(fullyDisposed)
     if (dryRun || retire.length === 0) {
       const { state } = yield* stateOfTier(tier)
-      return { ...base, after: dryRun ? plan.after : before, state, retired: retire.map(itemOf), proposals: [] } satisfies TierConsolidation
+      return { ...base, after: dryRun ? plan.after : before, state, retired: retire.map(itemOf), proposals: [], consolidated: [], retiring: retire } satisfies TierConsolidation & { readonly retiring: ReadonlyArray<Retirement> }
     }
     const archive = yield* MemoryArchive
     const store = yield* MemoryStore
@@ -141,26 +147,50 @@ const consolidateTier = (tier: Tier, dryRun: boolean) =>
     }
     const now = (yield* readTier(tier.info.name)) ?? tier
     const { size, state } = yield* stateOfTier(now)
-    return { ...base, after: size, state, retired, proposals } satisfies TierConsolidation
+    return { ...base, after: size, state, retired, proposals, consolidated: [], retiring: archived } satisfies TierConsolidation & { readonly retiring: ReadonlyArray<Retirement> }
+  })
+
+/**
+ * One tier: deterministic cleanup (and coverage retirement) first; then,
+ * with a generator, groups of related memories are compacted toward low
+ * water, or formalized into `to` when it is given (spec 06 §8.4).
+ */
+const consolidateTier = (tier: Tier, dryRun: boolean, to: string | undefined) =>
+  Effect.gen(function* () {
+    const { retiring, ...cleaned } = yield* cleanupTier(tier, dryRun)
+    const wanted = cleaned.after.items - cleaned.lowWaterItems
+    if (cleaned.mode !== "proposal" || (to === undefined && wanted <= 0)) return cleaned satisfies TierConsolidation as TierConsolidation
+    const gone = new Set(retiring.map((r) => r.record.ref))
+    const current = dryRun ? { ...tier, active: tier.active.filter((r) => !gone.has(r.ref)) } : (yield* readTier(tier.info.name)) ?? tier
+    const compacted = yield* compactTier(current, { dryRun, to, wanted })
+    if (compacted.items.length === 0) return cleaned satisfies TierConsolidation as TierConsolidation
+    const now = dryRun ? current : (yield* readTier(tier.info.name)) ?? current
+    const { size, state } = yield* stateOfTier(now)
+    return {
+      ...cleaned,
+      after: dryRun ? cleaned.after : size,
+      state: dryRun ? cleaned.state : state,
+      retired: [...cleaned.retired, ...compacted.retired.map(itemOf)],
+      proposals: [...cleaned.proposals, ...compacted.proposalIds.map((p) => ({ ...p, changeClass: "semantic" }))],
+      consolidated: compacted.items
+    } satisfies TierConsolidation as TierConsolidation
   })
 
 /**
  * `akm memory consolidate [--bundle B] [--dry-run] [--to <bundle>]` (spec 06
  * §8.4, §8.6): deterministic cleanup of every memory tier, then (with
  * `memory.semanticRetirement: true`) retirement of sources whose every claim
- * a retained memory states. Formalising into another bundle needs a
- * generator and is two-phase (R-TX-9).
+ * a retained memory states, then (with a generator) compaction of related
+ * memories toward low water. `--to` formalizes related memories into
+ * another bundle instead, applied two-phase (R-TX-9).
  */
 export const memoryConsolidate = Effect.fn("memory.consolidate")(function* (input: ConsolidateInput = {}) {
-  if (input.to !== undefined) {
-    return yield* new UsageError({
-      message: `formalizing memories into '${input.to}' needs a generator, and this workspace has none that can consolidate yet`,
-      hint: "run `akm memory consolidate` without --to for deterministic cleanup; configure improve.generator to formalize"
-    })
-  }
   const dryRun = input.dryRun === true
+  if (!dryRun) yield* recordAcceptedRetirements()
   const tiers = yield* readTiers(input.bundle)
   const out: Array<TierConsolidation> = []
-  for (const tier of tiers) out.push(yield* consolidateTier(tier, dryRun))
-  return { dryRun, tiers: out } satisfies ConsolidateResult as ConsolidateResult
+  for (const tier of tiers) out.push(yield* consolidateTier(tier, dryRun, input.to))
+  // A pass that unblocked a tier lets its queued intake in (a dry run only counts it).
+  const intake: DrainResult = dryRun ? { written: [], waiting: yield* queuedCounts(input.bundle) } : yield* drainIntake(input.bundle)
+  return { dryRun, tiers: out, intake } satisfies ConsolidateResult as ConsolidateResult
 })

@@ -4,6 +4,7 @@ import { EvidenceStore } from "../../services/EvidenceStore.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
 import { MemoryStore, type ArchiveEntry } from "../../services/MemoryStore.js"
+import { recordAcceptedRetirements } from "./catchUp.js"
 import { archiveUsage } from "./status.js"
 import { OUT_OF_TIER, policyNow, readTier } from "./tiers.js"
 
@@ -46,6 +47,7 @@ export const memoryPurge = Effect.fn("memory.purge")(function* (input: PurgeInpu
   const dryRun = input.dryRun === true
   const policy = yield* policyNow
   const nowMs = yield* Clock.currentTimeMillis
+  yield* recordAcceptedRetirements()
   const store = yield* MemoryStore
   const archive = yield* MemoryArchive
   const evidence = yield* EvidenceStore

@@ -4,11 +4,12 @@ import { EvidenceStore } from "../../services/EvidenceStore.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
 import { MemoryStore, type ArchiveEntry } from "../../services/MemoryStore.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
+import { recordAcceptedRetirements } from "./catchUp.js"
 import { planReduction } from "./plan.js"
+import { CONSOLIDATE_RECIPE } from "./recipes.js"
 import { OUT_OF_TIER, policyNow, readTiers, sizeOf, type Tier } from "./tiers.js"
 
-/** The recipe name of consolidation proposals. */
-export const CONSOLIDATE_RECIPE = "memory-consolidate"
+export { CONSOLIDATE_RECIPE, FORMALIZE_RECIPE } from "./recipes.js"
 /** Where queued background intake is recorded: evidence rows with this origin prefix (R-MEM-2). */
 export const INTAKE_ORIGIN = "memory-intake:"
 
@@ -70,6 +71,7 @@ export const queuedIntake = Effect.map(
  * marks, the archive's size, what waits in the intake queue.
  */
 export const memoryStatus = Effect.fn("memory.status")(function* (input: { readonly bundle?: string | undefined } = {}) {
+  yield* recordAcceptedRetirements()
   const tiers = yield* readTiers(input.bundle)
   const out: Array<TierStatus> = []
   const problems: Array<MemoryStatus["problems"][number]> = []

@@ -2,8 +2,9 @@ import { Effect, Either } from "effect"
 import { Conflict } from "../../domain/Errors.js"
 import { shortId, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
-import { StaleBeforeHash, Transaction, type AppliedChange } from "../../services/Transaction.js"
+import { StaleBeforeHash, Transaction, type AppliedChange, type ApplyResult } from "../../services/Transaction.js"
 import { indexBundles } from "../indexBundles.js"
+import { FORMALIZE_RECIPE } from "../memory/recipes.js"
 import { bundlesOf, findProposal, now } from "./lookup.js"
 import { recordFinished, recoverWrites } from "./recover.js"
 
@@ -44,6 +45,36 @@ export const refreshIndex = (bundles: ReadonlyArray<string>) =>
       Effect.catchAll((error) => Effect.succeed([`the index of bundle '${bundle}' was not refreshed (${error.message}); run \`akm index\``]))
     )).pipe(Effect.map((warnings) => warnings.flat()))
 
+/** The retire phase's transaction id of a two-phase proposal. */
+export const retirePhaseId = (id: string): string => `${id}-retire`
+
+/**
+ * Applies a proposal's files: at once, or — a memory formalisation into
+ * another bundle — two-phase (R-TX-9): the new item is published and
+ * validated first, then the sources are retired; if the second phase fails
+ * the published copy stays and recovery can resume it (never a loss).
+ */
+const applyProposal = (transaction: Transaction["Type"], proposal: Proposal) => {
+  const publish = proposal.changes.filter((c) => c.delete !== true)
+  const retire = proposal.changes.filter((c) => c.delete === true)
+  if (proposal.recipe !== FORMALIZE_RECIPE || publish.length === 0 || retire.length === 0) {
+    return transaction.apply({ id: proposal.id, changes: proposal.changes, message: proposal.title })
+  }
+  return Effect.map(
+    transaction.twoPhase({ id: proposal.id, changes: publish, message: proposal.title }, { id: retirePhaseId(proposal.id), changes: retire, message: `${proposal.title} (retire the sources)` }),
+    ({ publish: published, retire: retired }): ApplyResult => ({
+      ...published,
+      changes: [...published.changes, ...(retired?.changes ?? [])],
+      gitCommits: [...published.gitCommits, ...(retired?.gitCommits ?? [])],
+      warnings: [
+        ...(published.warnings ?? []),
+        ...(retired?.warnings ?? []),
+        ...(retired === undefined ? ["the new item is published but its sources were not retired yet; the next akm command resumes that (nothing is lost)"] : [])
+      ]
+    })
+  )
+}
+
 /**
  * `akm proposal accept`: recovery first (R-TX-5), then the engine applies the
  * stored bytes exactly as reviewed (R-TX-2), then the outcome and the files
@@ -70,7 +101,7 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
     })
   }
   const by = options.by ?? "user"
-  const applied = yield* Effect.either(transaction.apply({ id: proposal.id, changes: proposal.changes, message: proposal.title }))
+  const applied = yield* Effect.either(applyProposal(transaction, proposal))
   const at = yield* now
   if (Either.isLeft(applied)) {
     const error = applied.left
@@ -104,6 +135,7 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
     }
   })
   yield* transaction.acknowledge(proposal.id, "apply")
+  if (proposal.recipe === FORMALIZE_RECIPE) yield* transaction.acknowledge(retirePhaseId(proposal.id), "retire")
   // Sets this accept's own recovery finished for other proposals.
   yield* recordFinished()
   // Recorded before the index refresh: the tree and state.db disagree for as short a time as possible.
