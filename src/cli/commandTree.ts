@@ -59,6 +59,17 @@ const docText = (doc: unknown): string =>
         .replace(/\s+/g, " ")
         .trim()
 
+/**
+ * `description` as a getter that renders the HelpDoc on first read: every
+ * command line checks argv against the whole tree, and rendering every
+ * description (HelpDoc to ANSI text) took a sixth of a no-op `akm index`
+ * (docs/decisions/0039-index-build-speed.md); only help and completions read them.
+ */
+const describedBy = <A extends object>(node: A, doc: unknown): A & { readonly description: string } => {
+  let text: string | undefined
+  return Object.defineProperty(node, "description", { enumerable: true, get: () => (text ??= docText(doc)) }) as A & { readonly description: string }
+}
+
 const placeholderFor = (name: string, primitive: Node, pseudo: Node | undefined): string => {
   if (pseudo?._tag === "Some") return `<${pseudo.value as string}>`
   switch (primitive._tag) {
@@ -87,7 +98,7 @@ const walkOptions = (options: Node, flags: Flags, out: Array<OptionNode>): void 
     case "Single": {
       const primitive = options.primitiveType as Node
       const aliases = (options.aliases as ReadonlyArray<string>).map((a) => (a.length === 1 ? `-${a}` : `--${a}`))
-      out.push({
+      out.push(describedBy({
         name: options.fullName as string,
         aliases,
         flag: primitive._tag === "Bool",
@@ -95,9 +106,8 @@ const walkOptions = (options: Node, flags: Flags, out: Array<OptionNode>): void 
         choices: primitive._tag === "Choice" ? (primitive.alternatives as ReadonlyArray<[string, unknown]>).map(([c]) => c) : [],
         integer: primitive._tag === "Integer",
         repeatable: flags.repeatable,
-        optional: flags.optional || primitive._tag === "Bool",
-        description: docText(options.description)
-      })
+        optional: flags.optional || primitive._tag === "Bool"
+      }, options.description))
       return
     }
     case "Map":
@@ -123,13 +133,12 @@ const walkArgs = (args: Node, flags: Flags, out: Array<ArgNode>): void => {
     case "Empty":
       return
     case "Single":
-      out.push({
+      out.push(describedBy({
         name: args.name as string,
         choices: (args.primitiveType as Node)?._tag === "Choice" ? (args.primitiveType.alternatives as ReadonlyArray<[string, unknown]>).map(([c]) => c) : [],
         repeatable: flags.repeatable,
-        optional: flags.optional,
-        description: docText(args.description)
-      })
+        optional: flags.optional
+      }, args.description))
       return
     case "Map":
       return walkArgs(args.args as Node, flags, out)
@@ -156,14 +165,16 @@ const walk = (descriptor: Node, path: ReadonlyArray<string>): CommandNode => {
         const name = standardName(child)
         return walk(child, [...path, name])
       })
-      return { ...parent, subcommands }
+      // Assigned, not spread: a spread would read (render) the parent's description.
+      ;(parent as { subcommands: ReadonlyArray<CommandNode> }).subcommands = subcommands
+      return parent
     }
     default: {
       const options: Array<OptionNode> = []
       const args: Array<ArgNode> = []
       walkOptions(descriptor.options as Node, { repeatable: false, optional: false }, options)
       walkArgs(descriptor.args as Node, { repeatable: false, optional: false }, args)
-      return { name: descriptor.name as string, path, description: docText(descriptor.description), options, args, subcommands: [] }
+      return describedBy({ name: descriptor.name as string, path, options, args, subcommands: [] as ReadonlyArray<CommandNode> }, descriptor.description)
     }
   }
 }

@@ -46,20 +46,15 @@ export const saturateField = (text: string): string => {
   const cap = RANKING.fieldTermCap
   const words = tokenize(text)
   if (words.length <= cap) return text
+  // One pass: the kept words are gathered while counting (most content fields have a word over the cap).
   const counts = new Map<string, number>()
+  const kept: Array<string> = []
   let over = false
   for (const w of words) {
     const n = (counts.get(w) ?? 0) + 1
     counts.set(w, n)
-    if (n > cap) over = true
-  }
-  if (!over) return text
-  counts.clear()
-  const kept: Array<string> = []
-  for (const w of words) {
-    const n = (counts.get(w) ?? 0) + 1
-    counts.set(w, n)
     if (n <= cap) kept.push(w)
+    else over = true
   }
-  return kept.join(" ")
+  return over ? kept.join(" ") : text
 }
