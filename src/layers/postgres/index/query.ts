@@ -1,0 +1,140 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { Fragment } from "@effect/sql/Statement"
+import { Effect } from "effect"
+import type { ItemFilters } from "../../../domain/Search.js"
+import type { BrowseQuery, Candidate, CandidateQuery, CandidateSet, IndexedItem } from "../../../services/IndexStore.js"
+import { itemFromRow, type ItemRow } from "../../sqlite/index/rows.js"
+import { filterClause, ITEM_COLUMNS, ITEM_JOINS, narrows } from "./columns.js"
+import { anyQuery, groupQuery, RANK_WEIGHTS, substringPattern } from "./words.js"
+
+/** Substring weights per folded field (name, description, tags, content), as the SQLite layer's LIKE plan. */
+const SUBSTRING_FIELDS = [["s_name", 10], ["s_description", 5], ["s_tags", 3], ["s_content", 1]] as const
+
+/**
+ * How one query's candidates are found: the condition a matching row meets
+ * (served by a GIN index), its lexical score, and per group or segment the
+ * condition that it contains it.
+ */
+interface MatchPlan {
+  readonly match: Fragment
+  readonly score: Fragment
+  readonly members: ReadonlyArray<Fragment>
+}
+
+/**
+ * Words: the groups OR-ed into one tsquery over the weighted tsvector.
+ * ts_rank (weights D–A 0.1/0.25/0.5/1, length-normalised by 1 + log length)
+ * stands in for FTS5's bm25: only its order among the candidates and its ratio
+ * to the best matter, the ranking table does the rest (spec 04 §3).
+ */
+const wordsPlan = (sql: SqlClient.SqlClient, groups: CandidateQuery["match"] & { _tag: "Words" }): MatchPlan | undefined => {
+  const parts = groups.groups.map((g) => groupQuery(g, groups.prefix))
+  const present = parts.filter((p): p is string => p !== undefined)
+  if (present.length === 0) return undefined
+  const query = anyQuery(present)
+  return {
+    match: sql`d.words @@ ${query}::tsquery`,
+    score: sql`ts_rank(${sql.literal(`'${RANK_WEIGHTS}'`)}::float4[], d.words, ${query}::tsquery, 1)`,
+    members: parts.map((p) => (p === undefined ? sql.literal("FALSE") : sql`d.words @@ ${p}::tsquery`))
+  }
+}
+
+/** Substrings: LIKE over the folded texts, one pg_trgm index for segments of 3+ characters (shorter ones scan). */
+const substringPlan = (sql: SqlClient.SqlClient, segments: ReadonlyArray<string>): MatchPlan | undefined => {
+  if (segments.length === 0) return undefined
+  const patterns = segments.map(substringPattern)
+  const weight = patterns.flatMap((p) => SUBSTRING_FIELDS.map(([column, w]) => sql`(CASE WHEN ${sql.literal(`d.${column}`)} LIKE ${p} THEN ${sql.literal(String(w))} ELSE 0 END)`))
+  return {
+    match: sql.or(patterns.map((p) => sql`d.s_all LIKE ${p}`)),
+    score: sql`(${sql.join(" + ", false)(weight)})::float8`,
+    members: patterns.map((p) => sql`d.s_all LIKE ${p}`)
+  }
+}
+
+const planFor = (sql: SqlClient.SqlClient, query: CandidateQuery): MatchPlan | undefined =>
+  query.match._tag === "Words" ? wordsPlan(sql, query.match) : substringPlan(sql, query.match.segments)
+
+type Fetched = ItemRow & { readonly lexical: number } & Record<string, unknown>
+
+const candidateOf = (row: Fetched, size: number): Candidate => {
+  const matched: Array<boolean> = []
+  for (let i = 0; i < size; i++) matched.push(row[`m${i}`] === true)
+  return { item: itemFromRow(row), lexical: row.lexical, matched }
+}
+
+/**
+ * Lexical candidates (spec 04 §3 step 3): the match through its GIN index,
+ * filters after it, the best `limit` by score (ties by ref) with the number of
+ * all that pass; document frequencies over the whole index, as FTS5's
+ * vocabulary counts them.
+ */
+export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
+  Effect.gen(function* () {
+    const plan = planFor(sql, query)
+    const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
+    if (plan === undefined) return empty
+    const members = sql.csv(plan.members.map((m, i) => sql`${m} AS ${sql.literal(`m${i}`)}`))
+    const filters = filterClause(sql, query.filters)
+    const rows = yield* sql<Fetched & { total: number }>`WITH hits AS MATERIALIZED (
+        SELECT d.id, ${plan.score} AS lexical FROM idx_documents d WHERE ${plan.match} AND ${filters}
+      ), best AS (
+        SELECT h.id, h.lexical, d.ref, count(*) OVER () AS total FROM hits h JOIN idx_documents d ON d.id = h.id
+        ORDER BY h.lexical DESC, d.ref LIMIT ${query.limit}
+      )
+      SELECT ${sql.literal(ITEM_COLUMNS)}, best.lexical::float8 AS lexical, best.total::int AS total, ${members}
+      FROM best JOIN idx_documents d ON d.id = best.id ${sql.literal(ITEM_JOINS)} ORDER BY best.lexical DESC, best.ref`
+    if (rows.length === 0) return empty
+    // Replaced items among the best rows that default search hides: their successors inherit their match (issue 25).
+    const replaced = query.filters.belief !== "current" || narrows(query.filters) ? [] : yield* sql<Fetched>`WITH top AS (
+        SELECT d.id, ${plan.score} AS lexical, d.ref FROM idx_documents d WHERE ${plan.match} ORDER BY 2 DESC, d.ref LIMIT ${query.limit}
+      )
+      SELECT ${sql.literal(ITEM_COLUMNS)}, top.lexical::float8 AS lexical, ${members}
+      FROM top JOIN idx_documents d ON d.id = top.id ${sql.literal(ITEM_JOINS)}
+      WHERE d.superseded_by IS NOT NULL AND NOT (${filters}) ORDER BY top.lexical DESC, top.ref`
+    const counts = sql.csv(plan.members.map((m, i) => sql`count(*) FILTER (WHERE ${m})::int AS ${sql.literal(`c${i}`)}`))
+    const [stats] = yield* sql<Record<string, number>>`SELECT (SELECT coalesce(sum(items), 0)::int FROM idx_bundles) AS n, ${counts}
+      FROM idx_documents d WHERE ${plan.match}`
+    const size = plan.members.length
+    return {
+      candidates: rows.map((row) => candidateOf(row, size)),
+      ...(replaced.length === 0 ? {} : { replaced: replaced.map((row) => candidateOf(row, size)) }),
+      total: rows[0]!.total,
+      documentCount: stats?.n ?? 0,
+      documentFrequency: plan.members.map((_, i) => stats?.[`c${i}`] ?? 0)
+    } satisfies CandidateSet
+  })
+
+/** The items with these refs that pass the filters, in the order given. */
+export const itemsByRef = (sql: SqlClient.SqlClient, refs: ReadonlyArray<string>, filters: ItemFilters) =>
+  Effect.gen(function* () {
+    if (refs.length === 0) return []
+    const rows = yield* sql<ItemRow>`SELECT ${sql.literal(ITEM_COLUMNS)} FROM idx_documents d ${sql.literal(ITEM_JOINS)}
+      WHERE d.ref IN ${sql.in(refs)} AND ${filterClause(sql, filters)}`
+    const byRef = new Map(rows.map((row) => [row.ref, itemFromRow(row)]))
+    return refs.flatMap((ref): ReadonlyArray<IndexedItem> => {
+      const item = byRef.get(ref)
+      return item === undefined ? [] : [item]
+    })
+  })
+
+/** The first `chars` characters of these items' content, by ref. */
+export const excerpts = (sql: SqlClient.SqlClient, refs: ReadonlyArray<string>, chars: number) =>
+  Effect.gen(function* () {
+    if (refs.length === 0) return new Map<string, string>()
+    const rows = yield* sql<{ ref: string; text: string | null }>`SELECT d.ref, substr(d.doc::jsonb ->> 'content', 1, ${chars}) AS text
+      FROM idx_documents d WHERE d.ref IN ${sql.in(refs)}`
+    return new Map(rows.flatMap((row) => (typeof row.text === "string" ? [[row.ref, row.text] as const] : [])))
+  })
+
+/** Items under a concept-id prefix (and bundle), sorted by ref. */
+export const browse = (sql: SqlClient.SqlClient, query: BrowseQuery) =>
+  Effect.gen(function* () {
+    const where = [
+      ...(query.bundle === undefined ? [] : [sql`d.bundle = ${query.bundle}`]),
+      ...(query.prefix === "" ? [] : [sql`left(d.concept_id, length(${query.prefix})) = ${query.prefix}`]),
+      filterClause(sql, query.filters)
+    ]
+    const rows = yield* sql<ItemRow & { total: number }>`SELECT ${sql.literal(ITEM_COLUMNS)}, (count(*) OVER ())::int AS total
+      FROM idx_documents d ${sql.literal(ITEM_JOINS)} WHERE ${sql.and(where)} ORDER BY d.ref COLLATE "C" LIMIT ${query.limit}`
+    return { items: rows.map(itemFromRow), total: rows[0]?.total ?? 0 }
+  })
