@@ -20,7 +20,7 @@ if (testDatabaseUrl === undefined) {
 
   describe("IndexStore on PostgreSQL: two servers on one database", () => {
     const storeOn = (dbUrl: string) => Effect.map(Layer.build(IndexStorePg.pipe(Layer.provide(pgClient(dbUrl)))), Context.get(IndexStore))
-    it.scoped("index runs serialise and a reader sees the previous complete index until a run commits (R-IDX-6)", () =>
+    it.scopedLive("index runs serialise and a reader sees the previous complete index until a run commits (R-IDX-6)", () =>
       Effect.gen(function* () {
         const db = yield* scratchDatabase(url, "idx_servers")
         const a = yield* storeOn(db.url)
@@ -55,7 +55,7 @@ if (testDatabaseUrl === undefined) {
         expect(yield* b.has(bundle, "old")).toBe(false)
       }), { timeout: 60_000 })
 
-    it.scoped("a failed index run leaves the previous index whole", () =>
+    it.scopedLive("a failed index run leaves the previous index whole", () =>
       Effect.gen(function* () {
         const db = yield* scratchDatabase(url, "idx_rollback")
         const a = yield* storeOn(db.url)

@@ -1,6 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
-import pg from "pg"
+import { Context, Effect, Layer, Redacted } from "effect"
 
 /** The server the Postgres suites run against; unset, they are skipped (`npm test` stays self-contained). */
 export const testDatabaseUrl = process.env.AKM_TEST_DATABASE_URL
@@ -9,16 +8,9 @@ export const NOT_RUN = "Postgres suites not run: set AKM_TEST_DATABASE_URL"
 
 let counter = 0
 
-const admin = <A>(url: string, f: (client: pg.Client) => Promise<A>) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      return await f(client)
-    } finally {
-      await client.end()
-    }
-  })
+/** One statement on the server the URL names, on a connection of its own. */
+const admin = (url: string, statement: string) =>
+  Effect.scoped(Effect.flatMap(Layer.build(PgClient.layer({ url: Redacted.make(url) })), (context) => Context.get(context, PgClient.PgClient).unsafe(statement))).pipe(Effect.orDie)
 
 /**
  * A database of its own for one suite, created next to the one the URL names
@@ -29,11 +21,11 @@ export const scratchDatabase = (url: string, label: string) =>
     Effect.gen(function* () {
       const base = new URL(url)
       const name = `${base.pathname.slice(1) || "akm"}_${label}_${process.pid}_${++counter}`.replace(/[^a-z0-9_]/gi, "_").toLowerCase()
-      yield* admin(url, (c) => c.query(`CREATE DATABASE "${name}"`))
+      yield* admin(url, `CREATE DATABASE "${name}"`)
       base.pathname = `/${name}`
       return { name, url: base.toString() }
     }),
-    ({ name }) => admin(url, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`))
+    ({ name }) => admin(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)
   )
 
 /** A PgClient (and SqlClient) on a database URL. */

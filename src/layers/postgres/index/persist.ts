@@ -26,13 +26,12 @@ const chunks = <A>(values: ReadonlyArray<A>, size: number): ReadonlyArray<Readon
 }
 
 /** The row of `idx_documents` for a document: sqlite/index/rows.ts's columns, its words and folded texts, its JSON and inputs. */
-const rowOf = (doc: IndexDocument, inputs: string | null, inputsDigest: string | null) => {
-  const { columns, json } = documentColumns(doc)
+const rowOf = (doc: IndexDocument, { columns, json }: ReturnType<typeof documentColumns>, inputs: string | null, inputsDigest: string | null) => {
   const words = wordsOf(doc)
-  return { row: { ...columns, inputs_digest: inputsDigest, words: words.vector, words_length: words.length, ...substringsOf(doc), doc: json, inputs }, digest: columns.digest }
+  return { ...columns, inputs_digest: inputsDigest, words: words.vector, words_length: words.length, ...substringsOf(doc), doc: json, inputs }
 }
 
-type Row = ReturnType<typeof rowOf>["row"]
+type Row = ReturnType<typeof rowOf>
 
 const UPDATED = [
   "bundle", "concept_id", "adapter", "type", "name", "description", "tags", "aliases", "hints", "quality", "belief_state", "superseded_by", "status",
@@ -69,14 +68,15 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
           const inputsJson = given === undefined ? null : JSON.stringify(given)
           const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
           const before = byRef.get(doc.ref)
-          const digest = documentColumns(doc).columns.digest
+          const made = documentColumns(doc)
+          const digest = made.columns.digest
           if (before === undefined) summary.added++
           else if (before.digest === digest) {
             summary.unchanged++
             if (inputsJson !== null && inputsDigest !== null && before.inputs_digest !== inputsDigest) reinput.push([before.id, inputsJson, inputsDigest])
             return
           } else summary.updated++
-          if (!dryRun) rows.push(rowOf(doc, inputsJson, inputsDigest).row)
+          if (!dryRun) rows.push(rowOf(doc, made, inputsJson, inputsDigest))
         })
         if (dryRun) return Effect.void
         return Effect.zipRight(
@@ -89,7 +89,7 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
         const foreign = docs.find((doc) => doc.bundle !== bundle)
         if (foreign !== undefined) return Effect.dieMessage(`persist(${bundle}) got ${foreign.ref} of another bundle`)
         if (inputs !== undefined && inputs.length !== docs.length) return Effect.dieMessage(`persist(${bundle}) got ${inputs.length} inputs for ${docs.length} documents`)
-        return Effect.forEach(chunks(docs.map((doc, i) => i), CHUNK), (at) =>
+        return Effect.forEach(chunks(docs.map((_, i) => i), CHUNK), (at) =>
           writeChunk(at.map((i) => docs[i]!), inputs === undefined ? undefined : at.map((i) => inputs[i]!)), { discard: true })
       })
     const keep = (refs: ReadonlyArray<string>) =>
