@@ -2,7 +2,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import { DatabaseTooNew, WorkspaceUnavailable } from "../../../domain/Errors.js"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
@@ -21,6 +21,29 @@ const MIGRATION_LOCK = "hashtext('akm/index-migrations')"
 
 const BUNDLE_COLUMNS = `name, items, adapter, adapter_version AS version, indexed_at AS "indexedAt", writable, errors, warnings, infos,
   stale_reason AS "staleReason", root`
+
+/**
+ * This store's open transaction. @effect/sql keeps a transaction's connection
+ * under one tag for every client (SqlClient.TransactionConnection): left
+ * there, an index run's transaction would take the state stores' statements
+ * too (on another database, or SQLite). So the store keeps its own here, puts
+ * it under that tag for its own statements only, and gives the caller's code
+ * (the index run, a persist's producer) the caller's transaction back.
+ */
+type Tx = readonly [conn: SqlClient.Connection, depth: number]
+const IndexTx = Context.GenericTag<"akm/IndexStorePg/Transaction", Tx>("akm/IndexStorePg/Transaction")
+
+/** A context for this store's statements: its own transaction, or none (never another client's). */
+const own = (ctx: Context.Context<never>): Context.Context<never> => {
+  const tx = Context.getOption(ctx, IndexTx)
+  return Option.isSome(tx) ? Context.add(ctx, SqlClient.TransactionConnection, tx.value) : Context.omit(SqlClient.TransactionConnection)(ctx) as Context.Context<never>
+}
+
+/** The caller's context as it was (`outer` its transaction), with this store's transaction kept for the store's calls inside. */
+const callers = (ctx: Context.Context<never>, outer: Option.Option<Tx>, tx: Option.Option<Tx>): Context.Context<never> => {
+  const restored = Option.isSome(outer) ? Context.add(ctx, SqlClient.TransactionConnection, outer.value) : Context.omit(SqlClient.TransactionConnection)(ctx) as Context.Context<never>
+  return Option.isSome(tx) ? Context.add(restored, IndexTx, tx.value) : Context.omit(IndexTx)(restored) as Context.Context<never>
+}
 
 /** A streamed persist whose producer discarded: rolls the transaction back, then becomes its value. */
 class Discarded {
@@ -74,8 +97,17 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
 
     /** Statements after the migrations; a SqlError becomes the store's error, any other failure stays. */
     const run = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | IndexStoreError, R> =>
-      Effect.zipRight(ready, Effect.mapError(effect, (e) => (e instanceof SqlError ? fail(e) : e) as Exclude<E, SqlError> | WorkspaceUnavailable))
-    const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => run(sql.withTransaction(effect))
+      Effect.mapInputContext(
+        Effect.zipRight(ready, Effect.mapError(effect, (e) => (e instanceof SqlError ? fail(e) : e) as Exclude<E, SqlError> | WorkspaceUnavailable)),
+        (ctx: Context.Context<R>) => own(ctx as Context.Context<never>) as Context.Context<R>
+      )
+    /** `effect` in this store's transaction (a savepoint inside one already open), which its own statements see through IndexTx. */
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(Effect.flatMap(SqlClient.TransactionConnection, (tx) => Effect.provideService(effect, IndexTx, tx)))
+    const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => run(transaction(effect))
+    /** The caller's effect run inside this store's transaction, in the caller's own context. */
+    const asCaller = <A, E, R>(outer: Option.Option<Tx>, effect: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(Effect.serviceOption(IndexTx), (tx) => Effect.mapInputContext(effect, (ctx: Context.Context<R>) => callers(ctx as Context.Context<never>, outer, tx) as Context.Context<R>))
     const current = <A>(found: Effect.Effect<A, IndexStoreError>, items: (a: A, edit: (item: IndexedItem) => IndexedItem) => A) =>
       options.writable === undefined
         ? found
@@ -92,15 +124,19 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
       opts?: { readonly dryRun?: boolean | undefined }
     ): Effect.Effect<PersistStreamed<A>, E | IndexStoreError, R> => {
       const dryRun = opts?.dryRun === true
-      const body = Effect.gen(function* () {
+      const body = (outer: Option.Option<Tx>) => Effect.gen(function* () {
         const session = yield* persistSession(sql, bundle, dryRun)
-        const end = yield* produce({ write: (docs, inputs) => Effect.mapError(session.write(docs, inputs), fail), keep: session.keep })
+        const sink: DocumentSink = { write: (docs, inputs) => run(session.write(docs, inputs)), keep: session.keep }
+        const end = yield* asCaller(outer, produce(sink))
         if (end._tag === "Discard") return yield* Effect.fail(new Discarded(end.value))
         const summary = yield* session.finish
         if (!dryRun) yield* writeManifest(sql, bundle, end.manifest)
         return { summary, value: end.value } satisfies PersistStreamed<A>
       })
-      return run(dryRun ? body : sql.withTransaction(body)).pipe(
+      return Effect.contextWithEffect((caller: Context.Context<never>) => {
+        const outer = Context.getOption(caller, SqlClient.TransactionConnection)
+        return run(dryRun ? body(outer) : transaction(body(outer)))
+      }).pipe(
         Effect.catchIf((error): error is Discarded => error instanceof Discarded, (discarded) => Effect.succeed<PersistStreamed<A>>({ summary: undefined, value: discarded.value as A }))
       ) as Effect.Effect<PersistStreamed<A>, E | IndexStoreError, R>
     }
@@ -209,6 +245,7 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
           )),
       // One writer per process (the semaphore keeps a waiting run from holding a connection), one per database (the lock).
       withWriteLease: (effect) =>
-        lease.withPermits(1)(run(sql.withTransaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(${sql.literal(INDEX_LOCK)})`, effect))))
+        lease.withPermits(1)(Effect.contextWithEffect((caller: Context.Context<never>) =>
+          run(transaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(${sql.literal(INDEX_LOCK)})`, asCaller(Context.getOption(caller, SqlClient.TransactionConnection), effect))))))
     })
   })
