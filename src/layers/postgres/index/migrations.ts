@@ -19,6 +19,8 @@ const exec = (...statements: ReadonlyArray<string>): Effect.Effect<void, SqlErro
 export const indexMigrationsPg: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
   "0001_index": exec(
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+    // `words_length`: the tokens of an item's words (saturated, as FTS5 counts a row's size) and, per bundle, their
+    // sum: bm25's document length and its average without a scan (query.ts).
     // One row per item; an identity id is never reused (stable ids, R-IDX-3). The document's JSON and the
     // inputs an incremental scan reuses live in the same row: TOAST keeps them out of the rows search reads.
     `CREATE TABLE idx_documents (
@@ -64,6 +66,7 @@ export const indexMigrationsPg: Record<string, Effect.Effect<void, SqlError, Sql
     `CREATE TABLE idx_bundles (
       name TEXT PRIMARY KEY,
       items INTEGER NOT NULL DEFAULT 0,
+      words DOUBLE PRECISION NOT NULL DEFAULT 0,
       adapter TEXT,
       adapter_version TEXT,
       indexed_at TEXT,

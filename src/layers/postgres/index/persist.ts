@@ -114,8 +114,9 @@ export const persistBundle = (sql: SqlClient.SqlClient, bundle: string, docs: Re
 
 /** A bundle's item count, kept in its row so listing bundles never scans the documents. */
 export const countItems = (sql: SqlClient.SqlClient, bundle: string) =>
-  sql`INSERT INTO idx_bundles (name, items) VALUES (${bundle}, (SELECT count(*)::int FROM idx_documents WHERE bundle = ${bundle}))
-    ON CONFLICT (name) DO UPDATE SET items = excluded.items`.raw
+  sql`INSERT INTO idx_bundles (name, items, words)
+    SELECT ${bundle}, count(*)::int, coalesce(sum(words_length), 0)::float8 FROM idx_documents WHERE bundle = ${bundle}
+    ON CONFLICT (name) DO UPDATE SET items = excluded.items, words = excluded.words`.raw
 
 /** Records the item count and what this run saw of a bundle, and clears its stale mark. */
 export const writeManifest = (sql: SqlClient.SqlClient, bundle: string, manifest: ManifestInput | undefined) =>

@@ -5,7 +5,8 @@ import type { ItemFilters } from "../../../domain/Search.js"
 import type { BrowseQuery, Candidate, CandidateQuery, CandidateSet, IndexedItem } from "../../../services/IndexStore.js"
 import { itemFromRow, type ItemRow } from "../../sqlite/index/rows.js"
 import { filterClause, ITEM_COLUMNS, ITEM_JOINS, narrows } from "./columns.js"
-import { anyQuery, groupQuery, RANK_WEIGHTS, substringPattern } from "./words.js"
+import { bm25, groupFrequencies, inverseFrequency, type Occurrences } from "./bm25.js"
+import { anyQuery, groupLexemes, groupQuery, RANK_WEIGHTS, substringPattern, type GroupLexemes } from "./words.js"
 
 /** Substring weights per folded field (name, description, tags, content), as the SQLite layer's LIKE plan. */
 const SUBSTRING_FIELDS = [["s_name", 10], ["s_description", 5], ["s_tags", 3], ["s_content", 1]] as const
@@ -62,45 +63,85 @@ const candidateOf = (row: Fetched, size: number): Candidate => {
   return { item: itemFromRow(row), lexical: row.lexical, matched }
 }
 
+/** Occurrences of the query's lexemes in these items, by item id (bm25's input). */
+const occurrencesIn = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>, groups: ReadonlyArray<GroupLexemes>) =>
+  Effect.gen(function* () {
+    const exact = [...new Set(groups.flatMap((g) => g.exact))]
+    const prefixes = [...new Set(groups.flatMap((g) => g.prefixes))]
+    const byId = new Map<number, Array<Occurrences>>()
+    if (ids.length === 0 || exact.length + prefixes.length === 0) return byId
+    const wanted = sql.or([
+      ...(exact.length === 0 ? [] : [sql`u.lexeme IN ${sql.in(exact)}`]),
+      ...prefixes.map((p) => sql`u.lexeme LIKE ${`${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`)
+    ])
+    const rows = yield* sql<{ id: number; lexeme: string; weights: ReadonlyArray<string> }>`SELECT d.id, u.lexeme, u.weights
+      FROM idx_documents d, unnest(d.words) u WHERE d.id IN ${sql.in(ids)} AND ${wanted}`
+    for (const row of rows) {
+      const list = byId.get(row.id) ?? []
+      list.push(row)
+      byId.set(row.id, list)
+    }
+    return byId
+  })
+
+const byLexical = (a: Candidate, b: Candidate) => b.lexical - a.lexical || (a.item.ref < b.item.ref ? -1 : a.item.ref > b.item.ref ? 1 : 0)
+
 /**
  * Lexical candidates (spec 04 §3 step 3): the match through its GIN index,
- * filters after it, the best `limit` by score (ties by ref) with the number of
- * all that pass; document frequencies over the whole index, as FTS5's
- * vocabulary counts them.
+ * filters after it, the number of all that pass, and document frequencies
+ * over the whole index as FTS5's vocabulary counts them. Words: ts_rank picks
+ * twice the `limit` (plus a margin), then bm25 over their occurrences
+ * (bm25.ts) orders them as index.db would and keeps `limit`. Substrings: the
+ * weighted LIKE score, as index.db's LIKE plan.
  */
 export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
   Effect.gen(function* () {
     const plan = planFor(sql, query)
     const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
     if (plan === undefined) return empty
+    const words = query.match._tag === "Words" ? query.match.groups.map((g) => groupLexemes(g, (query.match as { prefix: boolean }).prefix)) : undefined
+    const wide = words === undefined ? query.limit : query.limit * 2 + 20
     const members = sql.csv(plan.members.map((m, i) => sql`${m} AS ${sql.literal(`m${i}`)}`))
     const filters = filterClause(sql, query.filters)
-    const rows = yield* sql<Fetched & { total: number }>`WITH hits AS MATERIALIZED (
+    const rows = yield* sql<Fetched & { total: number; id: number; length: number }>`WITH hits AS MATERIALIZED (
         SELECT d.id, ${plan.score} AS lexical FROM idx_documents d WHERE ${plan.match} AND ${filters}
       ), best AS (
         SELECT h.id, h.lexical, d.ref, count(*) OVER () AS total FROM hits h JOIN idx_documents d ON d.id = h.id
-        ORDER BY h.lexical DESC, d.ref LIMIT ${query.limit}
+        ORDER BY h.lexical DESC, d.ref COLLATE "C" LIMIT ${wide}
       )
-      SELECT ${sql.literal(ITEM_COLUMNS)}, best.lexical::float8 AS lexical, best.total::int AS total, ${members}
-      FROM best JOIN idx_documents d ON d.id = best.id ${sql.literal(ITEM_JOINS)} ORDER BY best.lexical DESC, best.ref`
+      SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, d.words_length AS length, best.lexical::float8 AS lexical, best.total::int AS total, ${members}
+      FROM best JOIN idx_documents d ON d.id = best.id ${sql.literal(ITEM_JOINS)} ORDER BY best.lexical DESC, best.ref COLLATE "C"`
     if (rows.length === 0) return empty
     // Replaced items among the best rows that default search hides: their successors inherit their match (issue 25).
-    const replaced = query.filters.belief !== "current" || narrows(query.filters) ? [] : yield* sql<Fetched>`WITH top AS (
-        SELECT d.id, ${plan.score} AS lexical, d.ref FROM idx_documents d WHERE ${plan.match} ORDER BY 2 DESC, d.ref LIMIT ${query.limit}
+    const replaced = query.filters.belief !== "current" || narrows(query.filters) ? [] : yield* sql<Fetched & { id: number; length: number }>`WITH top AS (
+        SELECT d.id, ${plan.score} AS lexical, d.ref FROM idx_documents d WHERE ${plan.match} ORDER BY 2 DESC, d.ref COLLATE "C" LIMIT ${query.limit}
       )
-      SELECT ${sql.literal(ITEM_COLUMNS)}, top.lexical::float8 AS lexical, ${members}
+      SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, d.words_length AS length, top.lexical::float8 AS lexical, ${members}
       FROM top JOIN idx_documents d ON d.id = top.id ${sql.literal(ITEM_JOINS)}
-      WHERE d.superseded_by IS NOT NULL AND NOT (${filters}) ORDER BY top.lexical DESC, top.ref`
+      WHERE d.superseded_by IS NOT NULL AND NOT (${filters}) ORDER BY top.lexical DESC, top.ref COLLATE "C"`
     const counts = sql.csv(plan.members.map((m, i) => sql`count(*) FILTER (WHERE ${m})::int AS ${sql.literal(`c${i}`)}`))
-    const [stats] = yield* sql<Record<string, number>>`SELECT (SELECT coalesce(sum(items), 0)::int FROM idx_bundles) AS n, ${counts}
-      FROM idx_documents d WHERE ${plan.match}`
+    const [stats] = yield* sql<Record<string, number>>`SELECT ${counts} FROM idx_documents d WHERE ${plan.match}`
+    const [sizes] = yield* sql<{ n: number; words: number }>`SELECT coalesce(sum(items), 0)::int AS n, coalesce(sum(words), 0)::float8 AS words FROM idx_bundles`
+    const documentCount = sizes?.n ?? 0
+    const documentFrequency = plan.members.map((_, i) => stats?.[`c${i}`] ?? 0)
     const size = plan.members.length
+    let found = rows.map((row) => candidateOf(row, size))
+    let hidden = replaced.map((row) => candidateOf(row, size))
+    if (words !== undefined) {
+      const occurrences = yield* occurrencesIn(sql, [...rows, ...replaced].map((row) => row.id), words)
+      const inverse = documentFrequency.map((n) => inverseFrequency(n, documentCount))
+      const average = documentCount > 0 ? (sizes?.words ?? 0) / documentCount : 0
+      const scored = (row: Fetched & { id: number; length: number }, c: Candidate): Candidate =>
+        ({ ...c, lexical: bm25(groupFrequencies(words, occurrences.get(row.id) ?? []), inverse, row.length, average) })
+      found = rows.map((row, i) => scored(row, found[i]!)).sort(byLexical).slice(0, query.limit)
+      hidden = replaced.map((row, i) => scored(row, hidden[i]!)).sort(byLexical)
+    }
     return {
-      candidates: rows.map((row) => candidateOf(row, size)),
-      ...(replaced.length === 0 ? {} : { replaced: replaced.map((row) => candidateOf(row, size)) }),
+      candidates: found,
+      ...(hidden.length === 0 ? {} : { replaced: hidden }),
       total: rows[0]!.total,
-      documentCount: stats?.n ?? 0,
-      documentFrequency: plan.members.map((_, i) => stats?.[`c${i}`] ?? 0)
+      documentCount,
+      documentFrequency
     } satisfies CandidateSet
   })
 

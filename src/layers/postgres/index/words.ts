@@ -90,3 +90,26 @@ export const anyQuery = (groups: ReadonlyArray<string>): string => groups.join("
 
 /** A LIKE pattern over folded text matching `segment` anywhere (`\` escapes, PostgreSQL's default). */
 export const substringPattern = (segment: string): string => `%${fold(segment).replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/** The lexemes one group matches, for bm25 (query.ts): exact stems, stems matched as prefixes, and whether they form a phrase. */
+export interface GroupLexemes {
+  readonly exact: ReadonlyArray<string>
+  readonly prefixes: ReadonlyArray<string>
+  readonly phrase: boolean
+}
+
+export const groupLexemes = (group: QueryGroup, prefix: boolean): GroupLexemes => {
+  if (group.phrase) return { exact: group.tokens.map(stem).filter((t) => t !== ""), prefixes: [], phrase: true }
+  const exact: Array<string> = []
+  const prefixes: Array<string> = []
+  for (const token of [group.tokens[0] ?? "", ...group.alternatives.map((a) => a.token)]) {
+    const lexeme = stem(token)
+    if (lexeme === "") continue
+    if (prefix && [...token].length >= PREFIX_MIN) prefixes.push(lexeme)
+    else exact.push(lexeme)
+  }
+  return { exact, prefixes, phrase: false }
+}
+
+/** Weight of one occurrence by its field label, as ts_rank weighs it (RANK_WEIGHTS) scaled to bm25's 10/5/2.5/1. */
+export const LABEL_WEIGHT: Readonly<Record<string, number>> = { A: 10, B: 5, C: 2.5, D: 1 }
