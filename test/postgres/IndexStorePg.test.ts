@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { IndexStorePg } from "../../src/layers/postgres/IndexStorePg.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
@@ -53,6 +54,25 @@ if (testDatabaseUrl === undefined) {
         expect(order).toEqual(["a in", "a out", "b"])
         expect(yield* b.has(bundle, "new")).toBe(true)
         expect(yield* b.has(bundle, "old")).toBe(false)
+      }), { timeout: 60_000 })
+
+    it.scopedLive("item paths are stored bundle-relative and read under the bundle's root (issue 27 item 6)", () =>
+      Effect.gen(function* () {
+        const db = yield* scratchDatabase(url, "idx_paths")
+        const a = yield* storeOn(db.url)
+        const bundle = "mounted"
+        const root = "/srv/akm/bundles/mounted"
+        const doc = indexDoc(bundle, "notes/a", { path: `${root}/notes/a.md`, files: ["notes/a.md"], content: "heron" })
+        const manifest = { adapter: { id: "okf", version: "1" }, indexedAt: "2025-01-01T00:00:00.000Z", files: [], root }
+        yield* a.persist(bundle, [doc], manifest)
+        const stored = yield* Effect.scoped(Effect.flatMap(Layer.build(pgClient(db.url)), (ctx) =>
+          Context.get(ctx, SqlClient.SqlClient)<{ path: string; doc: string }>`SELECT path, doc FROM idx_documents WHERE ref = ${doc.ref}`))
+        expect(stored[0]?.path).toBe("notes/a.md")
+        expect(JSON.parse(stored[0]!.doc).path).toBe("notes/a.md")
+        expect(yield* a.resolve(doc.ref)).toEqual(doc)
+        expect((yield* a.items([doc.ref], { belief: "all", includeProposed: true }))[0]?.path).toBe(doc.path)
+        // Unchanged on the next run: nothing is rewritten.
+        expect(yield* a.persist(bundle, [doc], manifest)).toMatchObject({ unchanged: 1, updated: 0 })
       }), { timeout: 60_000 })
 
     it.scopedLive("a failed index run leaves the previous index whole", () =>

@@ -22,7 +22,8 @@ export const successorOf = (d: string): string => `CASE WHEN ${d}.superseded_by 
 export const ITEM_COLUMNS = `d.ref AS ref, d.bundle AS bundle, d.concept_id AS "conceptId", d.adapter AS adapter, d.type AS type, d.name AS name,
   d.description AS description, d.tags AS tags, d.aliases AS aliases, d.hints AS hints, d.quality AS quality, d.belief_state AS "beliefState",
   ${successorOf("d")} AS "supersededBy", d.status AS status, d.stale_after AS "staleAfter", d.pinned AS pinned, d.path AS path, d.hash AS hash,
-  d.bytes AS bytes, t.tokens AS tokens, f.utility AS utility, f.updated_at AS "utilityAt", b.writable AS editable, d.diversity AS diversity`
+  d.bytes AS bytes, t.tokens AS tokens, f.utility AS utility, f.updated_at AS "utilityAt", b.writable AS editable, d.diversity AS diversity,
+  b.root AS "bundleRoot"`
 
 export const ITEM_JOINS = "LEFT JOIN idx_token_counts t ON t.hash = d.hash LEFT JOIN idx_ranking_features f ON f.ref = d.ref LEFT JOIN idx_bundles b ON b.name = d.bundle"
 

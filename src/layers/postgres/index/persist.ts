@@ -5,6 +5,7 @@ import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocumen
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import type { ManifestInput } from "../../../services/IndexStore.js"
 import { documentColumns } from "../../sqlite/index/rows.js"
+import { relativeTo } from "./paths.js"
 import { substringsOf, wordsOf } from "./words.js"
 
 /** Documents compared and written per statement: 64 rows of 33 columns stay far below PostgreSQL's 65,535 parameters. */
@@ -52,8 +53,13 @@ export const deleteDocuments = (sql: SqlClient.SqlClient, ids: ReadonlyArray<num
  * and digest, its added and changed documents written at once; `finish`
  * deletes the refs no batch named or kept. The caller runs it in one transaction.
  */
-export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun: boolean) =>
-  Effect.map(sql<ExistingRow>`SELECT id, ref, digest, inputs_digest FROM idx_documents WHERE bundle = ${bundle}`, (existing) => {
+export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun: boolean, root?: string) =>
+  Effect.map(Effect.all([
+    sql<ExistingRow>`SELECT id, ref, digest, inputs_digest FROM idx_documents WHERE bundle = ${bundle}`,
+    sql<{ root: string | null }>`SELECT root FROM idx_bundles WHERE name = ${bundle}`
+  ]), ([existing, [known]]) => {
+    // The root paths are made relative to: this persist's manifest's, else the one the bundle was last indexed from.
+    const base = root ?? known?.root ?? undefined
     const byRef = new Map(existing.map((row) => [row.ref, row]))
     const seen = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
@@ -61,11 +67,12 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
       Effect.suspend(() => {
         const rows: Array<Row> = []
         const reinput: Array<readonly [number, string, string]> = []
-        docs.forEach((doc, i) => {
-          if (seen.has(doc.ref)) return
+        docs.forEach((given, i) => {
+          if (seen.has(given.ref)) return
+          const doc = relativeTo(base, given)
           seen.add(doc.ref)
-          const given = inputs?.[i]
-          const inputsJson = given === undefined ? null : JSON.stringify(given)
+          const stored = inputs?.[i]
+          const inputsJson = stored === undefined ? null : JSON.stringify(stored)
           const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
           const before = byRef.get(doc.ref)
           const made = documentColumns(doc)
@@ -109,8 +116,8 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
   })
 
 /** persistSession over documents given all at once. */
-export const persistBundle = (sql: SqlClient.SqlClient, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean) =>
-  Effect.flatMap(persistSession(sql, bundle, dryRun), (session) => Effect.zipRight(session.write(docs), session.finish))
+export const persistBundle = (sql: SqlClient.SqlClient, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean, root?: string) =>
+  Effect.flatMap(persistSession(sql, bundle, dryRun, root), (session) => Effect.zipRight(session.write(docs), session.finish))
 
 /** A bundle's item count, kept in its row so listing bundles never scans the documents. */
 export const countItems = (sql: SqlClient.SqlClient, bundle: string) =>

@@ -3,10 +3,20 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
 import type { ItemFilters } from "../../../domain/Search.js"
 import type { BrowseQuery, Candidate, CandidateQuery, CandidateSet, IndexedItem } from "../../../services/IndexStore.js"
-import { itemFromRow, type ItemRow } from "../../sqlite/index/rows.js"
+import { itemFromRow as itemOf, type ItemRow as StoredRow } from "../../sqlite/index/rows.js"
+import { absoluteFrom } from "./paths.js"
 import { filterClause, ITEM_COLUMNS, ITEM_JOINS, narrows } from "./columns.js"
 import { bm25, groupFrequencies, inverseFrequency, type Occurrences } from "./bm25.js"
 import { anyQuery, groupLexemes, groupQuery, RANK_WEIGHTS, substringPattern, type GroupLexemes } from "./words.js"
+
+/** A row of ITEM_COLUMNS: index.db's, with the bundle's root its relative path is under. */
+type ItemRow = StoredRow & { readonly bundleRoot: string | null }
+
+const itemFromRow = (row: ItemRow): IndexedItem => {
+  const item = itemOf(row)
+  const path = absoluteFrom(row.bundleRoot, item.path)
+  return path === item.path ? item : { ...item, path }
+}
 
 /** Substring weights per folded field (name, description, tags, content), as the SQLite layer's LIKE plan. */
 const SUBSTRING_FIELDS = [["s_name", 10], ["s_description", 5], ["s_tags", 3], ["s_content", 1]] as const

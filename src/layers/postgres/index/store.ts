@@ -9,6 +9,7 @@ import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import { IndexStore, type BundleIndexState, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
 import { bundleState, type BundleRow } from "../../sqlite/index/bundles.js"
 import { INDEX_MIGRATIONS_TABLE, indexMigrationsPg } from "./migrations.js"
+import { absoluteFrom } from "./paths.js"
 import { countItems, deleteDocuments, persistBundle, persistSession, writeManifest } from "./persist.js"
 import { browse, candidates, excerpts, itemsByRef } from "./query.js"
 
@@ -172,7 +173,7 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
       })),
       persist: (bundle, docs, manifest) =>
         write(Effect.gen(function* () {
-          const summary = yield* persistBundle(sql, bundle, docs, false)
+          const summary = yield* persistBundle(sql, bundle, docs, false, manifest?.root)
           yield* writeManifest(sql, bundle, manifest)
           return summary
         })),
@@ -204,7 +205,13 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
         rows.map((row): BundleIndexState => ({ bundle: row.name, items: row.items, ...bundleState(row) })))),
       lastIndexed: run(Effect.map(sql<{ value: string }>`SELECT value FROM idx_meta WHERE key = 'indexed_at'`, (rows) => rows[0]?.value)),
       recordIndexRun: (at) => run(sql`INSERT INTO idx_meta (key, value) VALUES ('indexed_at', ${at}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`.raw),
-      resolve: (ref) => run(Effect.map(sql<{ doc: string }>`SELECT doc FROM idx_documents WHERE ref = ${ref}`, (rows) => (rows[0] === undefined ? undefined : decodeDoc(rows[0].doc)))),
+      resolve: (ref) =>
+        run(Effect.map(sql<{ doc: string; root: string | null }>`SELECT d.doc, b.root FROM idx_documents d LEFT JOIN idx_bundles b ON b.name = d.bundle WHERE d.ref = ${ref}`, (rows) => {
+          if (rows[0] === undefined) return undefined
+          const doc = decodeDoc(rows[0].doc)
+          const path = absoluteFrom(rows[0].root, doc.path)
+          return path === doc.path ? doc : { ...doc, path }
+        })),
       has: (bundle, conceptId) => run(Effect.map(sql`SELECT 1 FROM idx_documents WHERE ref = ${`${bundle}//${conceptId}`}`, (rows) => rows.length > 0)),
       candidates: (query) => current(run(candidates(sql, query)), (set, edit) => ({ ...set, candidates: set.candidates.map((c) => ({ ...c, item: edit(c.item) })) })),
       items: (refs, filters) => current(run(itemsByRef(sql, refs, filters)), (items, edit) => items.map(edit)),
