@@ -1,5 +1,6 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { Context, Effect, Option, Schema } from "effect"
@@ -31,7 +32,7 @@ const BUNDLE_COLUMNS = `name, items, adapter, adapter_version AS version, indexe
  * it under that tag for its own statements only, and gives the caller's code
  * (the index run, a persist's producer) the caller's transaction back.
  */
-type Tx = readonly [conn: SqlClient.Connection, depth: number]
+type Tx = readonly [conn: Connection, depth: number]
 const IndexTx = Context.GenericTag<"akm/IndexStorePg/Transaction", Tx>("akm/IndexStorePg/Transaction")
 
 /** A context for this store's statements: its own transaction, or none (never another client's). */
@@ -104,7 +105,8 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
       )
     /** `effect` in this store's transaction (a savepoint inside one already open), which its own statements see through IndexTx. */
     const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      sql.withTransaction(Effect.flatMap(SqlClient.TransactionConnection, (tx) => Effect.provideService(effect, IndexTx, tx)))
+      sql.withTransaction(Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (tx) =>
+        (Option.isSome(tx) ? Effect.provideService(effect, IndexTx, tx.value) : effect) as Effect.Effect<A, E, R>))
     const write = <A, E, R>(effect: Effect.Effect<A, E, R>) => run(transaction(effect))
     /** The caller's effect run inside this store's transaction, in the caller's own context. */
     const asCaller = <A, E, R>(outer: Option.Option<Tx>, effect: Effect.Effect<A, E, R>) =>
