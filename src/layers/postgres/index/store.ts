@@ -95,7 +95,18 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
       return names
     }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.catchIf((e): e is Migrator.MigrationError => e instanceof Migrator.MigrationError, (e) =>
       Effect.fail(new WorkspaceUnavailable({ path: label, reason: e.message, hint: "run `akm health`" }))))
-    const ready = yield* Effect.cached(Effect.mapError(migrate, (e) => (e instanceof SqlError ? fail(e) : e)))
+    // Migrated once per process; a failure (the server unreachable) is not kept: the next call tries again.
+    let migrated: ReadonlyArray<string> | undefined
+    const once = yield* Effect.makeSemaphore(1)
+    const ready = Effect.suspend(() =>
+      migrated !== undefined
+        ? Effect.succeed(migrated)
+        : once.withPermits(1)(Effect.suspend(() =>
+          migrated !== undefined
+            ? Effect.succeed(migrated)
+            : Effect.tap(Effect.mapError(migrate, (e) => (e instanceof SqlError ? fail(e) : e)), (names) => {
+              migrated = names
+            }))))
 
     /** Statements after the migrations; a SqlError becomes the store's error, any other failure stays. */
     const run = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError> | IndexStoreError, R> =>
