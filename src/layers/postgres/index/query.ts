@@ -124,15 +124,20 @@ export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
     if (rows.length === 0) return empty
     // Replaced items among the best rows that default search hides: their successors inherit their match (issue 25).
     const replaced = query.filters.belief !== "current" || narrows(query.filters) ? [] : yield* sql<Fetched & { id: number; length: number }>`WITH top AS (
-        SELECT d.id, ${plan.score} AS lexical, d.ref FROM idx_documents d WHERE ${plan.match} ORDER BY 2 DESC, d.ref COLLATE "C" LIMIT ${query.limit}
+        SELECT d.id, ${plan.score} AS lexical, d.ref FROM idx_documents d
+        WHERE EXISTS (SELECT 1 FROM idx_documents x WHERE x.superseded_by IS NOT NULL) AND ${plan.match}
+        ORDER BY 2 DESC, d.ref COLLATE "C" LIMIT ${query.limit}
       )
       SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, d.words_length AS length, top.lexical::float8 AS lexical, ${members}
       FROM top JOIN idx_documents d ON d.id = top.id ${sql.literal(ITEM_JOINS)}
       WHERE d.superseded_by IS NOT NULL AND NOT (${filters}) ORDER BY top.lexical DESC, top.ref COLLATE "C"`
     const counts = sql.csv(plan.members.map((m, i) => sql`count(*) FILTER (WHERE ${m})::int AS ${sql.literal(`c${i}`)}`))
-    const [stats] = yield* sql<Record<string, number>>`SELECT ${counts} FROM idx_documents d WHERE ${plan.match}`
-    const [sizes] = yield* sql<{ n: number; words: number }>`SELECT coalesce(sum(items), 0)::int AS n, coalesce(sum(words), 0)::float8 AS words FROM idx_bundles`
-    const documentCount = sizes?.n ?? 0
+    // Frequencies over the whole index (unfiltered, as FTS5's vocabulary); the index's size and length from the bundles' sums.
+    const [stats] = yield* sql<Record<string, number>>`SELECT ${counts},
+      (SELECT coalesce(sum(items), 0)::int FROM idx_bundles) AS n, (SELECT coalesce(sum(words), 0)::float8 FROM idx_bundles) AS words
+      FROM idx_documents d WHERE ${plan.match}`
+    const sizes = { n: stats?.n ?? 0, words: stats?.words ?? 0 }
+    const documentCount = sizes.n
     const documentFrequency = plan.members.map((_, i) => stats?.[`c${i}`] ?? 0)
     const size = plan.members.length
     let found = rows.map((row) => candidateOf(row, size))
@@ -140,7 +145,7 @@ export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
     if (words !== undefined) {
       const occurrences = yield* occurrencesIn(sql, [...rows, ...replaced].map((row) => row.id), words)
       const inverse = documentFrequency.map((n) => inverseFrequency(n, documentCount))
-      const average = documentCount > 0 ? (sizes?.words ?? 0) / documentCount : 0
+      const average = documentCount > 0 ? sizes.words / documentCount : 0
       const scored = (row: Fetched & { id: number; length: number }, c: Candidate): Candidate =>
         ({ ...c, lexical: bm25(groupFrequencies(words, occurrences.get(row.id) ?? []), inverse, row.length, average) })
       found = rows.map((row, i) => scored(row, found[i]!)).sort(byLexical).slice(0, query.limit)
