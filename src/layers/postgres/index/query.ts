@@ -111,50 +111,54 @@ export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
     if (plan === undefined) return empty
     const words = query.match._tag === "Words" ? query.match.groups.map((g) => groupLexemes(g, (query.match as { prefix: boolean }).prefix)) : undefined
     const wide = words === undefined ? query.limit : query.limit * 2 + 20
-    const members = sql.csv(plan.members.map((m, i) => sql`${m} AS ${sql.literal(`m${i}`)}`))
-    const filters = filterClause(sql, query.filters)
-    const rows = yield* sql<Fetched & { total: number; id: number; length: number }>`WITH hits AS MATERIALIZED (
-        SELECT d.id, ${plan.score} AS lexical FROM idx_documents d WHERE ${plan.match} AND ${filters}
-      ), best AS (
-        SELECT h.id, h.lexical, d.ref, count(*) OVER () AS total FROM hits h JOIN idx_documents d ON d.id = h.id
-        ORDER BY h.lexical DESC, d.ref COLLATE "C" LIMIT ${wide}
-      )
-      SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, d.words_length AS length, best.lexical::float8 AS lexical, best.total::int AS total, ${members}
-      FROM best JOIN idx_documents d ON d.id = best.id ${sql.literal(ITEM_JOINS)} ORDER BY best.lexical DESC, best.ref COLLATE "C"`
-    if (rows.length === 0) return empty
-    // Replaced items among the best rows that default search hides: their successors inherit their match (issue 25).
-    const replaced = query.filters.belief !== "current" || narrows(query.filters) ? [] : yield* sql<Fetched & { id: number; length: number }>`WITH top AS (
-        SELECT d.id, ${plan.score} AS lexical, d.ref FROM idx_documents d
-        WHERE EXISTS (SELECT 1 FROM idx_documents x WHERE x.superseded_by IS NOT NULL) AND ${plan.match}
-        ORDER BY 2 DESC, d.ref COLLATE "C" LIMIT ${query.limit}
-      )
-      SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, d.words_length AS length, top.lexical::float8 AS lexical, ${members}
-      FROM top JOIN idx_documents d ON d.id = top.id ${sql.literal(ITEM_JOINS)}
-      WHERE d.superseded_by IS NOT NULL AND NOT (${filters}) ORDER BY top.lexical DESC, top.ref COLLATE "C"`
-    const counts = sql.csv(plan.members.map((m, i) => sql`count(*) FILTER (WHERE ${m})::int AS ${sql.literal(`c${i}`)}`))
-    // Frequencies over the whole index (unfiltered, as FTS5's vocabulary); the index's size and length from the bundles' sums.
-    const [stats] = yield* sql<Record<string, number>>`SELECT ${counts},
-      (SELECT coalesce(sum(items), 0)::int FROM idx_bundles) AS n, (SELECT coalesce(sum(words), 0)::float8 FROM idx_bundles) AS words
-      FROM idx_documents d WHERE ${plan.match}`
-    const sizes = { n: stats?.n ?? 0, words: stats?.words ?? 0 }
-    const documentCount = sizes.n
-    const documentFrequency = plan.members.map((_, i) => stats?.[`c${i}`] ?? 0)
     const size = plan.members.length
-    let found = rows.map((row) => candidateOf(row, size))
+    const memberNames = plan.members.map((_, i) => `m${i}`)
+    const members = sql.csv(plan.members.map((m, i) => sql`${m} AS ${sql.literal(memberNames[i]!)}`))
+    const carried = memberNames.map((m) => `, x.${m} AS ${m}`).join("")
+    const counts = sql.csv(memberNames.map((m, i) => sql.literal(`count(*) FILTER (WHERE ${m})::int AS c${i}`)))
+    const filters = filterClause(sql, query.filters)
+    // Replaced items among the best rows (filters aside) that default search hides: their successors inherit their match (issue 25).
+    const withReplaced = query.filters.belief === "current" && !narrows(query.filters)
+    // One pass over the match: scores, whether each row passes the filters, which groups it contains; then the best
+    // that pass, the replaced among the best of all, and the frequencies over all of it (as FTS5's vocabulary counts them).
+    const rows = yield* sql<Fetched & { total: number | null; id: number; length: number; kind: string } & Record<string, number>>`WITH hits AS MATERIALIZED (
+        SELECT d.id, d.ref, ${plan.score} AS lexical, ${filters} AS passes, d.superseded_by IS NOT NULL AS succeeded, ${members}
+        FROM idx_documents d WHERE ${plan.match}
+      ), stats AS (
+        SELECT ${counts}, (SELECT coalesce(sum(items), 0)::int FROM idx_bundles) AS n, (SELECT coalesce(sum(words), 0)::float8 FROM idx_bundles) AS words FROM hits
+      ), best AS (
+        SELECT h.*, count(*) OVER () AS total, 'best' AS kind FROM hits h WHERE h.passes ORDER BY h.lexical DESC, h.ref COLLATE "C" LIMIT ${wide}
+      ), top AS (
+        SELECT h.*, NULL::bigint AS total, 'replaced' AS kind FROM hits h WHERE ${sql.literal(withReplaced ? "TRUE" : "FALSE")}
+        ORDER BY h.lexical DESC, h.ref COLLATE "C" LIMIT ${query.limit}
+      )
+      SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id, d.words_length AS length, x.lexical::float8 AS lexical, x.total::int AS total, x.kind AS kind
+        ${sql.literal(carried)}, stats.*
+      FROM (SELECT * FROM best UNION ALL SELECT * FROM top WHERE succeeded AND NOT passes) x
+      JOIN idx_documents d ON d.id = x.id ${sql.literal(ITEM_JOINS)} CROSS JOIN stats
+      ORDER BY x.lexical DESC, x.ref COLLATE "C"`
+    const mine = rows.filter((row) => row.kind === "best")
+    if (mine.length === 0) return empty
+    const replaced = rows.filter((row) => row.kind === "replaced")
+    const stats = rows[0]!
+    const sizes = { n: stats.n ?? 0, words: stats.words ?? 0 }
+    const documentCount = sizes.n
+    const documentFrequency = plan.members.map((_, i) => stats[`c${i}`] ?? 0)
+    let found = mine.map((row) => candidateOf(row, size))
     let hidden = replaced.map((row) => candidateOf(row, size))
     if (words !== undefined) {
-      const occurrences = yield* occurrencesIn(sql, [...rows, ...replaced].map((row) => row.id), words)
+      const occurrences = yield* occurrencesIn(sql, rows.map((row) => row.id), words)
       const inverse = documentFrequency.map((n) => inverseFrequency(n, documentCount))
       const average = documentCount > 0 ? sizes.words / documentCount : 0
       const scored = (row: Fetched & { id: number; length: number }, c: Candidate): Candidate =>
         ({ ...c, lexical: bm25(groupFrequencies(words, occurrences.get(row.id) ?? []), inverse, row.length, average) })
-      found = rows.map((row, i) => scored(row, found[i]!)).sort(byLexical).slice(0, query.limit)
+      found = mine.map((row, i) => scored(row, found[i]!)).sort(byLexical).slice(0, query.limit)
       hidden = replaced.map((row, i) => scored(row, hidden[i]!)).sort(byLexical)
     }
     return {
       candidates: found,
       ...(hidden.length === 0 ? {} : { replaced: hidden }),
-      total: rows[0]!.total,
+      total: mine[0]!.total ?? 0,
       documentCount,
       documentFrequency
     } satisfies CandidateSet
