@@ -266,6 +266,11 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
       // One writer per process (the semaphore keeps a waiting run from holding a connection), one per database (the lock).
       withWriteLease: (effect) =>
         lease.withPermits(1)(Effect.contextWithEffect((caller: Context.Context<never>) =>
-          run(transaction(Effect.zipRight(sql`SELECT pg_advisory_xact_lock(${sql.literal(INDEX_LOCK)})`, asCaller(Context.getOption(caller, SqlClient.TransactionConnection), effect))))))
+          run(transaction(Effect.zipRight(
+            sql`SELECT pg_advisory_xact_lock(${sql.literal(INDEX_LOCK)})`,
+            // Fresh statistics with the run: without them a bulk-loaded index is planned as nearly empty and every search
+            // reads every item's words instead of the GIN index (measured: 30 ms against a few at 5,000 items).
+            Effect.tap(asCaller(Context.getOption(caller, SqlClient.TransactionConnection), effect), () => sql`ANALYZE idx_documents, idx_bundles`)
+          )))))
     })
   })
