@@ -14,6 +14,7 @@
  *   accept   {root, id}           `akm proposal accept` of that proposal: wall time and peak RSS
  *   stalls  {root, rounds}        the longest event-loop stall (perf_hooks monitorEventLoopDelay, 1 ms resolution) of each
  *                                 request-path operation in-process: search, show, remember, proposal accept of one file
+ *   postgres {url, size, queries} one corpus indexed and searched in-process on index.db and on IndexStorePg (bench/postgres.ts)
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { Effect, ManagedRuntime } from "effect"
@@ -38,6 +39,7 @@ import { benchQueries, generateCorpus, touchOnePercent, type Corpus } from "./co
 import { startEmbeddingStub } from "./embeddingStub.js"
 import { naturalLanguageSet } from "./naturalLanguage.js"
 import { WorkspaceConfig } from "../src/services/WorkspaceConfig.js"
+import { postgresStep } from "./postgres.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
 
 /** The CLI's projector worker (npm run bench builds dist/ first): the index is measured as `akm index` runs it. */
@@ -63,6 +65,8 @@ const quantile = (samples: ReadonlyArray<number>, p: number): number => {
 const corpusFile = (root: string) => join(root, "corpus.json")
 
 const steps: Record<string, (options: Record<string, unknown>) => Promise<unknown>> = {
+  postgres: postgresStep,
+
   setup: async (o) => {
     const root = String(o.root)
     const corpusDir = join(root, "corpus")

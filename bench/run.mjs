@@ -4,7 +4,8 @@
 //   node bench/run.mjs [--runs N] [--quick] [--large] [--sections LIST] [--json] [--out FILE]
 //
 //   --runs N    timed runs per command (default 20)
-//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp, everything, claims, memory-sim (default: all),
+//   --sections LIST  only these sections, comma-separated: startup, index, search, quality, writes, stalls, improve, mcp, everything, claims, memory-sim, postgres (default: all;
+//               postgres runs only with AKM_BENCH_DATABASE_URL, a server it may create and drop a database on),
 //               or hybrid (opt-in, never in the default run: embeddings through a stub endpoint);
 //               search or mcp without index builds only the 5,000-item corpus they search
 //   --quick     5 runs and a 200-item corpus: a smoke check that the benchmark works, not a measurement
@@ -51,6 +52,10 @@
 //   "mcp": { "items", "firstAnswerMs", "search": { "calls", "p50Ms", "p95Ms" }, "rss": { "after1000Mb", "afterMb", "calls", "growthMb" },
 //            "targets" } (akm mcp over stdio with the MCP SDK client; the kept 5,000-item corpus; --quick: 200 items, 1,000 calls)
 //
+//   "postgres": { "runs": [{ "size", "queries", "sqlite" | "postgres": { "items", "indexMs", "p50Ms", "p95Ms" },
+//                 "ratios": { "index", "p50", "p95" } (PostgreSQL / index.db) }] } or { "skipped" }
+//               (bench/postgres.ts: one generated corpus, 5,000 items and with --large 50,000; in-process)
+//
 //   "memory-sim": { "memories", "weeks", "policy", "passes", "passesLeftAboveHighWater", "maxTierAfterPass", "finalTier",
 //                   "retirements", "byDisposition", "purged", "archive": { "maxBytes", "finalBytes", "finalBlobs", "withinMax" },
 //                   "audit": { "uniqueClaims", "lost", "lostExamples", "expiredOnly" }, "weekly": [{ "week", "arrived",
@@ -87,6 +92,7 @@ import { indexCliRows, indexRows, indexSection } from "./sections/index.mjs"
 import { mcpRows, mcpSection } from "./sections/mcp.mjs"
 import { qualityRows, qualitySection } from "./sections/quality.mjs"
 import { hybridRows, hybridSection } from "./sections/hybrid.mjs"
+import { postgresRows, postgresSection } from "./sections/postgres.mjs"
 import { searchRows, searchSection } from "./sections/search.mjs"
 import { stallsRows, stallsSection } from "./sections/stalls.mjs"
 import { writesRows, writesSection } from "./sections/writes.mjs"
@@ -94,8 +100,8 @@ import { everythingRows, everythingSection } from "./sections/everything.mjs"
 import { claimsRows, claimsSection } from "./claims.mjs"
 import { startupRows, startupSection } from "./startup.mjs"
 
-const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp,everything,claims,memory-sim] [--json] [--out FILE]"
-const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp", "everything", "claims", "memory-sim"]
+const usage = "usage: node bench/run.mjs [--runs N] [--quick] [--large] [--sections startup,index,search,quality,writes,stalls,improve,mcp,everything,claims,memory-sim,postgres] [--json] [--out FILE]"
+const SECTIONS = ["startup", "index", "search", "quality", "writes", "stalls", "improve", "mcp", "everything", "claims", "memory-sim", "postgres"]
 // Opt-in only (never in the default run): hybrid retrieval through a stub embeddings endpoint.
 const OPT_IN = ["hybrid"]
 
@@ -194,6 +200,8 @@ if (wanted.has("startup")) results.sections.startup = startupSection({ runs: fla
     if (wanted.has("claims")) results.sections.claims = await claimsSection()
     if (wanted.has("memory-sim")) results.sections["memory-sim"] = await memorySimSection({ onProgress: progress })
     if (wanted.has("hybrid")) results.sections.hybrid = await hybridSection({ size: flags.quick ? 200 : 5000, onProgress: progress })
+    // Only with AKM_BENCH_DATABASE_URL (issue 27): index.db and PostgreSQL side by side on one corpus.
+    if (wanted.has("postgres")) results.sections.postgres = await postgresSection({ sizes: flags.quick ? [200] : [5000, ...(flags.large ? [50000] : [])], queries: flags.quick ? 50 : 300, onProgress: progress })
   } finally {
     cleanupDriver()
   }
@@ -204,7 +212,7 @@ writeFileSync(flags.out, `${JSON.stringify(results, null, 2)}\n`)
 if (flags.json) {
   process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 } else {
-  const { startup, index, search, quality, writes, stalls, improve, hybrid, mcp, everything, claims } = results.sections
+  const { startup, index, search, quality, writes, stalls, improve, hybrid, mcp, everything, claims, postgres } = results.sections
   const memorySim = results.sections["memory-sim"]
   process.stdout.write(
     [
@@ -238,6 +246,7 @@ if (flags.json) {
       ...(claims === undefined ? [] : [`claims — the claim-coverage checker on ${claims.pairs} labelled pairs (test/fixtures/claims), "covered" as the positive class`, table(claimsRows(claims)), ""]),
       ...(memorySim === undefined ? [] : [`memory-sim — ${memorySim.memories} memories over ${memorySim.weeks} simulated weeks; ${memorySim.passes} consolidation passes, ${memorySim.purged} purged`, table(memorySimRows(memorySim)), ""]),
       ...(hybrid === undefined ? [] : ["hybrid — opt-in; stub embeddings endpoint on 127.0.0.1, in-process", table(hybridRows(hybrid)), ""]),
+      ...(postgres === undefined ? [] : ["postgres — index.db and the PostgreSQL index on one generated corpus, in-process; ratio = PostgreSQL / index.db", table(postgresRows(postgres)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -29,7 +29,7 @@ export const driverPath = async () => {
     platform: "node",
     target: "node20",
     format: "esm",
-    external: ["better-sqlite3"],
+    external: ["better-sqlite3", "pg-native"],
     banner: { js: 'import { createRequire as __akmCreateRequire } from "node:module"; const require = __akmCreateRequire(import.meta.url);' },
     // bench/*.ts find fixtures relative to their own folder.
     define: { "import.meta.url": JSON.stringify(`file://${join(repo, "bench", "driver.ts")}`) },
