@@ -48,6 +48,9 @@ const ENDS_IN_WORD = new RegExp(`${WORD}$`, "u")
 /** Prefix matches (the index's `tok*` retry) count for tokens of 3+ characters, as there. */
 const PREFIX_MIN = 3
 
+/** Distinct words one query's termOf remembers. */
+const MAX_SEEN = 4_096
+
 const NO_TERMS: SnippetTerms = { pattern: undefined, caseless: undefined, wordStart: false, termOf: () => -1 }
 
 // A literal alternation without a lookbehind or the `i` flag lets the engine skip ahead: several times faster.
@@ -68,16 +71,27 @@ export const snippetTerms = (query: ParsedQuery): SnippetTerms => {
   })
   // Candidates share the first characters of a query token; the stem decides.
   const starts = [...new Set(prefixes.map(([token]) => escapeRegExp([...token].slice(0, PREFIX_MIN).join(""))))]
+  const termOf = (found: string): number => {
+    const tokens = tokenize(found)
+    if (tokens.length !== 1) return -1
+    const token = tokens[0]!
+    const byItsStem = byStem.get(stem(token))
+    if (byItsStem !== undefined) return byItsStem
+    return prefixes.find(([prefix]) => [...prefix].length >= PREFIX_MIN && token.startsWith(prefix))?.[1] ?? -1
+  }
+  // The same words recur in a text and across a search's hits: each is tokenised and stemmed once per query.
+  const seen = new Map<string, number>()
   return {
     ...patterns(`(?:${starts.join("|")})${WORD}*`),
     wordStart: true,
     termOf: (found) => {
-      const tokens = tokenize(found)
-      if (tokens.length !== 1) return -1
-      const token = tokens[0]!
-      const byItsStem = byStem.get(stem(token))
-      if (byItsStem !== undefined) return byItsStem
-      return prefixes.find(([prefix]) => [...prefix].length >= PREFIX_MIN && token.startsWith(prefix))?.[1] ?? -1
+      let term = seen.get(found)
+      if (term === undefined) {
+        if (seen.size >= MAX_SEEN) seen.clear()
+        term = termOf(found)
+        seen.set(found, term)
+      }
+      return term
     }
   }
 }
