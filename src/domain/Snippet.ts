@@ -20,9 +20,11 @@ const MAX_FOUND = 2_000
 /** How the terms of one query are found in a text. */
 export interface SnippetTerms {
   /**
-   * Finds candidate words or substrings in lower-cased text (`caseless`: in
-   * text as it is, for the rare text whose lower case has another length);
-   * undefined when the query has no terms (browse, list everything).
+   * Finds candidate substrings, or the first characters of candidate words
+   * (findTerms extends each to the end of its word), in lower-cased text
+   * (`caseless`: in text as it is, for the rare text whose lower case has
+   * another length); undefined when the query has no terms (browse, list
+   * everything).
    */
   readonly pattern: RegExp | undefined
   readonly caseless: RegExp | undefined
@@ -44,13 +46,20 @@ const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/
 /** A token character as unicode61 reads them (domain/Query.ts). */
 const WORD = "[\\p{L}\\p{N}\\p{Co}]"
 const ENDS_IN_WORD = new RegExp(`${WORD}$`, "u")
+/** The rest of a word from where a candidate's first characters end (sticky: read at lastIndex). */
+const WORD_REST = new RegExp(`${WORD}*`, "uy")
 
 /** Prefix matches (the index's `tok*` retry) count for tokens of 3+ characters, as there. */
 const PREFIX_MIN = 3
 
+/** Distinct words one query's termOf remembers. */
+const MAX_SEEN = 4_096
+
 const NO_TERMS: SnippetTerms = { pattern: undefined, caseless: undefined, wordStart: false, termOf: () => -1 }
 
 // A literal alternation without a lookbehind or the `i` flag lets the engine skip ahead: several times faster.
+// No property classes in it either: each new query's pattern is compiled, and `\p{L}` costs a millisecond or more
+// to compile where a literal alternation costs tens of microseconds (docs/decisions/0040-search-latency.md).
 const patterns = (source: string) => ({ pattern: new RegExp(source, "gu"), caseless: new RegExp(source, "giu") })
 
 export const snippetTerms = (query: ParsedQuery): SnippetTerms => {
@@ -68,16 +77,27 @@ export const snippetTerms = (query: ParsedQuery): SnippetTerms => {
   })
   // Candidates share the first characters of a query token; the stem decides.
   const starts = [...new Set(prefixes.map(([token]) => escapeRegExp([...token].slice(0, PREFIX_MIN).join(""))))]
+  const termOf = (found: string): number => {
+    const tokens = tokenize(found)
+    if (tokens.length !== 1) return -1
+    const token = tokens[0]!
+    const byItsStem = byStem.get(stem(token))
+    if (byItsStem !== undefined) return byItsStem
+    return prefixes.find(([prefix]) => [...prefix].length >= PREFIX_MIN && token.startsWith(prefix))?.[1] ?? -1
+  }
+  // The same words recur in a text and across a search's hits: each is tokenised and stemmed once per query.
+  const seen = new Map<string, number>()
   return {
-    ...patterns(`(?:${starts.join("|")})${WORD}*`),
+    ...patterns(`(?:${starts.join("|")})`),
     wordStart: true,
     termOf: (found) => {
-      const tokens = tokenize(found)
-      if (tokens.length !== 1) return -1
-      const token = tokens[0]!
-      const byItsStem = byStem.get(stem(token))
-      if (byItsStem !== undefined) return byItsStem
-      return prefixes.find(([prefix]) => [...prefix].length >= PREFIX_MIN && token.startsWith(prefix))?.[1] ?? -1
+      let term = seen.get(found)
+      if (term === undefined) {
+        if (seen.size >= MAX_SEEN) seen.clear()
+        term = termOf(found)
+        seen.set(found, term)
+      }
+      return term
     }
   }
 }
@@ -88,11 +108,23 @@ export const findTerms = (text: string, terms: SnippetTerms): ReadonlyArray<Term
   const lower = text.toLowerCase()
   const [haystack, pattern] = lower.length === text.length ? [lower, terms.pattern] : [text, terms.caseless]
   const found: Array<TermAt> = []
-  for (const match of haystack.matchAll(pattern)) {
+  // One pattern object per query, shared by its hits: read from the start each time (this runs synchronously).
+  pattern.lastIndex = 0
+  for (let match = pattern.exec(haystack); match !== null; match = pattern.exec(haystack)) {
+    const start = match.index
+    let end = start + match[0].length
+    // A word's first characters matched: the candidate runs to the end of the word, and the next search after it.
+    if (terms.wordStart) {
+      WORD_REST.lastIndex = end
+      WORD_REST.exec(haystack)
+      end = WORD_REST.lastIndex
+    }
+    pattern.lastIndex = end > start ? end : start + (haystack.codePointAt(start)! > 0xffff ? 2 : 1)
+    if (end === start) continue
     // Inside a word is not the start of one (`undocked` is not `dock…`).
-    if (terms.wordStart && match.index > 0 && ENDS_IN_WORD.test(text.slice(Math.max(0, match.index - 2), match.index))) continue
-    const term = terms.termOf(text.slice(match.index, match.index + match[0].length))
-    if (term >= 0) found.push({ start: match.index, end: match.index + match[0].length, term })
+    if (terms.wordStart && start > 0 && ENDS_IN_WORD.test(text.slice(Math.max(0, start - 2), start))) continue
+    const term = terms.termOf(text.slice(start, end))
+    if (term >= 0) found.push({ start, end, term })
     if (found.length >= MAX_FOUND) break
   }
   return found

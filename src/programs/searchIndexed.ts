@@ -233,13 +233,14 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
   const nowMs = yield* Clock.currentTimeMillis
   let hits: ReadonlyArray<Unsnipped>
   // The terms as the match used them: the substring fallback's segments when it ran.
-  let terms = snippetTerms(parsed)
+  let terms: SnippetTerms
   let total: number
   if (parsed._tag === "All" || parsed._tag === "Browse") {
     // Browsing lists in ref order with score 1 (spec 04 §3 step 2).
     const listed = yield* store.browse(parsed._tag === "All" ? { prefix: "", filters, limit } : { bundle: parsed.bundle, prefix: parsed.prefix, filters, limit })
     hits = listed.items.map((item) => hitOf(item, 1, ["browse"]))
     total = listed.total
+    terms = snippetTerms(parsed)
   } else {
     const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
     const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)

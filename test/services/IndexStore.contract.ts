@@ -565,6 +565,26 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect(refs(yield* findIn([], word, { limit: 2, filters: { bundles: undefined } }))).toEqual([`${bundle}//n00`, `${bundle}//n01`])
       }))
 
+    it.effect("total follows a successor indexed after an earlier search: the excluded items are never those of a past index", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("later")
+        const word = `quargle${bundleCounter}`
+        const docs = [
+          ...Array.from({ length: 12 }, (_, i) => indexDoc(bundle, `n${String(i).padStart(2, "0")}`, { content: `${word} ${"filler ".repeat(i + 1)}` })),
+          indexDoc(bundle, "orphan", { content: word, supersededBy: "later" })
+        ]
+        yield* store.persist(bundle, docs)
+        // Its successor is not in the index: the orphan is current, found and counted.
+        const before = yield* findIn([], word, { limit: 3, filters: { bundles: undefined } })
+        expect(before.total).toBe(13)
+        expect(refs(before)).toContain(`${bundle}//orphan`)
+        yield* store.persist(bundle, [...docs, indexDoc(bundle, "later", { content: "unrelated" })])
+        const after = yield* findIn([], word, { limit: 3, filters: { bundles: undefined } })
+        expect(after.total).toBe(12)
+        expect(refs(after)).not.toContain(`${bundle}//orphan`)
+      }))
+
     it.effect("proposed items and scope keys are filtered", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore

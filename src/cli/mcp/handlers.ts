@@ -16,6 +16,7 @@ import { search } from "../../programs/search.js"
 import { show } from "../../programs/show.js"
 import { Redactor } from "../../services/Redactor.js"
 import { McpFreshness } from "./freshness.js"
+import { rememberJson } from "./resultJson.js"
 import { AkmToolkit, ToolFailure } from "./tools.js"
 
 /** Tool calls are an agent's: only user events teach utility (R-SRCH-2). */
@@ -41,8 +42,16 @@ export const toolFailure = (cause: Parameters<typeof reportCause>[0]) =>
 const run = <A, E>(program: Effect.Effect<A, E, AkmServices>) =>
   program.pipe(
     // Everything served passes the redactor, known values included: an agent's transcript is output too.
-    Effect.flatMap((value) => Effect.flatMap(Redactor, (redactor) => redactor.redact(JSON.stringify(versioned(value))))),
-    Effect.map((json): unknown => JSON.parse(json)),
+    Effect.flatMap((value) =>
+      Effect.flatMap(Redactor, (redactor) => {
+        const json = JSON.stringify(versioned(value))
+        return Effect.map(redactor.redact(json), (redacted): unknown => {
+          const parsed: unknown = JSON.parse(redacted)
+          // Nothing redacted: the text is already what the result's text block would print again (register.ts).
+          if (redacted === json) rememberJson(parsed, json)
+          return parsed
+        })
+      })),
     Effect.catchAllCause((cause) => Effect.flatMap(toolFailure(cause), Effect.fail))
   )
 

@@ -5,21 +5,24 @@ import * as Tool from "@effect/ai/Tool"
 import type * as Toolkit from "@effect/ai/Toolkit"
 import { Context, Effect, Layer, Option, ParseResult } from "effect"
 import { redact } from "../../domain/Redaction.js"
+import { jsonOf } from "./resultJson.js"
 import { ToolFailure } from "./tools.js"
 
 /** The CLI's JSON error shape (`{ ok: false, error }`), as the tool result's text and structured content. */
 const errorResult = (failure: { readonly code: string; readonly message: string; readonly hint: string }) => {
   const body = { ok: false, error: { code: failure.code, message: failure.message, hint: failure.hint } }
-  return new McpSchema.CallToolResult({ isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] })
+  return new McpSchema.CallToolResult({ isError: true, structuredContent: body, content: [{ type: "text", text: JSON.stringify(body) }] }, true)
 }
 
+// Results are built here, one text block and plain JSON, so valid by construction: the class's own check on
+// construction (a union per block, a third of a warm search's schema work) is skipped (docs/decisions/0040-search-latency.md).
 const successResult = (value: unknown) =>
   new McpSchema.CallToolResult({
     isError: false,
     // MCP's structured content is an object; a bare list or value travels as text only.
     structuredContent: typeof value === "object" && value !== null && !Array.isArray(value) ? value : undefined,
-    content: [{ type: "text", text: JSON.stringify(value) }]
-  })
+    content: [{ type: "text", text: jsonOf(value) }]
+  }, true)
 
 /**
  * Arguments that do not match a tool's schema: a usage error naming the tool

@@ -172,6 +172,47 @@ const byRank = (a: Fetched, b: Fetched) => b.lexical - a.lexical || (a.ref < b.r
 const MEMBER_AT = ITEM_WIDTH + 1
 
 /**
+ * Which index.db a reader sees: data_version moves when another connection
+ * commits, total_changes() when this one writes (the one connection of
+ * `:memory:`). Either moving may change any row.
+ */
+const GENERATION = literal("SELECT data_version, total_changes() FROM pragma_data_version")
+
+/** Filter texts a reader's excluded ids are kept for; a search uses one or two. */
+const MAX_EXCLUDED_KEYS = 16
+
+/** Per reader: the ids excludedIds found, for one generation of index.db. */
+const excludedByReader = new WeakMap<SearchSql, { readonly generation: string; readonly byFilters: Map<string, ReadonlySet<number>> }>()
+
+/**
+ * The rows that may match but that the filters leave out: proposed or
+ * replaced items (the partial index documents_excludable) that fail them.
+ * Usually none, and the same search after search: kept per reader until
+ * index.db changes, so a search neither counts them in its match nor looks
+ * for replaced items among its best rows when there are none
+ * (docs/decisions/0040-search-latency.md).
+ */
+const excludedIds = (db: SearchSql, filters: SqlText) =>
+  Effect.gen(function* () {
+    const [stamp] = yield* db.values(GENERATION)
+    const generation = `${String(stamp?.[0])}:${String(stamp?.[1])}`
+    let known = excludedByReader.get(db)
+    if (known?.generation !== generation) {
+      known = { generation, byFilters: new Map() }
+      excludedByReader.set(db, known)
+    }
+    const key = `${filters.text}\u0000${JSON.stringify(filters.params)}`
+    const cached = known.byFilters.get(key)
+    if (cached !== undefined) return cached
+    const rows = yield* db.values(sql`SELECT d.id FROM documents d INDEXED BY documents_excludable
+      WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL) AND NOT ${filters}`)
+    const ids: ReadonlySet<number> = new Set(rows.map((v) => v[0] as number))
+    if (known.byFilters.size >= MAX_EXCLUDED_KEYS) known.byFilters.clear()
+    known.byFilters.set(key, ids)
+    return ids
+  })
+
+/**
  * Lexical candidates (spec 04 §3 step 3). The MATCH runs on its own (in a
  * CTE or a subquery) and the filters after it. Fast path: the best `limit`
  * rows by bm25 (plus a margin) straight from the full-text index, then their
@@ -192,6 +233,10 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
     const single = plan.size === 1
     const member = (within?: RowRange) => (single ? literal("") : sql`, ${csv(plan.member(within).map((m, i) => sql`${m} AS ${literal(`m${i}`)}`))}`)
     const filters = filterClause(query.filters)
+    // Asked for at most twice per search (the count, the replaced rows): read once.
+    let excludedFound: ReadonlySet<number> | undefined
+    const excluded = Effect.suspend(() =>
+      excludedFound !== undefined ? Effect.succeed(excludedFound) : Effect.tap(excludedIds(db, filters), (ids) => void (excludedFound = ids)))
     // A margin for items the filters leave out; rarely more than a few.
     const wide = query.limit + Math.max(10, Math.ceil(query.limit / 4))
 
@@ -207,8 +252,8 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
         (values) => values.map((v): Fetched => ({ values: v, ref: v[0] as string, lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0) }))
       )
     // Replaced items among the best rows that default search hides: their successors inherit their match (issue 25).
-    const replacedAmong = (some: ReadonlyArray<number>) =>
-      query.filters.belief !== "current" || some.length === 0 ? Effect.succeed([]) : Effect.map(
+    const replacedAmong = (some: ReadonlyArray<number>, excluded: ReadonlySet<number>) =>
+      query.filters.belief !== "current" || !some.some((id) => excluded.has(id)) ? Effect.succeed([]) : Effect.map(
         db.values(sql`SELECT ${literal(ITEM_COLUMNS)}, d.id AS id ${member({ low: Math.min(...some), high: Math.max(...some) })}
           FROM documents d ${literal(ITEM_JOINS)} WHERE d.id IN ${inList(some)} AND d.superseded_by IS NOT NULL AND NOT ${filters}`),
         (values) => values.map((v): Fetched => ({ values: v, ref: v[0] as string, lexical: -(rankOf.get(v[ITEM_WIDTH]) ?? 0) }))
@@ -246,17 +291,17 @@ export const candidates = (db: SearchSql, query: CandidateQuery) =>
       else {
         // Every match counts but the few proposed or replaced ones the filters leave out (a partial index finds
         // them; without any, the match is not run a second time to find none). The frequencies ride along.
+        const excludedCount = (yield* excluded).size === 0 ? literal("0") : sql`(SELECT count(*) FROM documents d INDEXED BY documents_excludable
+            WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL) AND d.id IN (SELECT id FROM (${plan.ids})) AND NOT ${filters})`
         const [counted] = yield* db.rows<Totals & { matches: number; excluded: number }>(sql`SELECT (SELECT count(*) FROM (${plan.ids})) AS matches,
-          CASE WHEN EXISTS (SELECT 1 FROM documents d INDEXED BY documents_excludable WHERE d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
-          THEN (SELECT count(*) FROM documents d INDEXED BY documents_excludable WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL)
-            AND d.id IN (SELECT id FROM (${plan.ids})) AND NOT ${filters}) ELSE 0 END AS excluded, ${frequency.columns}`)
+          ${excludedCount} AS excluded, ${frequency.columns}`)
         total = (counted?.matches ?? 0) - (counted?.excluded ?? 0)
         totals = counted
       }
     }
     if (rows.length === 0) return empty
     // The best rows as ranked, unless the filters narrow (then the whole match was read, and a successor may not pass them).
-    const replaced = narrows(query.filters) ? [] : yield* replacedAmong(ids.slice(0, Math.min(ids.length, query.limit)))
+    const replaced = narrows(query.filters) ? [] : yield* replacedAmong(ids.slice(0, Math.min(ids.length, query.limit)), yield* excluded)
     if (totals === undefined) [totals] = yield* db.rows<Totals>(sql`SELECT ${frequency.columns}`)
     const stats = frequency.read(totals)
     const matchedOf = (values: ReadonlyArray<unknown>): ReadonlyArray<boolean> => {
