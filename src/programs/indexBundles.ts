@@ -1,10 +1,10 @@
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
 import { reusableItems, sameFile } from "../domain/ItemReuse.js"
-import { BundleFiles } from "../services/BundleFiles.js"
+import { BundleFiles, takeCarried } from "../services/BundleFiles.js"
 import { Embeddings } from "../services/Embeddings.js"
 import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
@@ -136,8 +136,13 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
     if (resolved._tag === "Left") return yield* stale(null, reasonOf(resolved.left))
     const { info, adapter } = resolved.right
     yield* progress.update(task, 0)
-    // One walk serves the manifest comparison and the scan.
-    const walked = yield* Effect.either(files.walk(info.root, { includeHidden: adapter.includeHidden ?? false }))
+    // One walk serves the manifest comparison and the scan. After an accept, the listing its engine walked
+    // under the lease and relisted past its write stands in, while the index run is the one that validation saw.
+    const walkOptions = { includeHidden: adapter.includeHidden ?? false }
+    const carried = yield* takeCarried(info.root, walkOptions)
+    const walked = carried !== undefined && carried.indexedAt !== undefined && carried.indexedAt === manifest?.indexedAt
+      ? Either.right(carried.result)
+      : yield* Effect.either(files.walk(info.root, walkOptions))
     if (walked._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${walked.left.reason}`)
     // An unreadable root lists no files; that is not an empty bundle (R-IDX-3).
     const unreadable = walked.right.diagnostics.find((d) => d.code === "unreadable-directory" && d.path === ".")

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, FiberRef, Layer } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateContext } from "../../domain/Adapter.js"
 import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
-import { BundleFiles } from "../../services/BundleFiles.js"
+import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
 
@@ -249,8 +249,12 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
   return ChangeValidator.of({
     validate: (info, adapter, changes) =>
       Effect.gen(function* () {
-        const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
+        const walkOptions = { includeHidden: adapter.includeHidden ?? false }
+        const walked = yield* files.walk(info.root, walkOptions)
         const manifest = store === undefined ? undefined : yield* Effect.orElseSucceed(store.manifest(info.name), () => undefined)
+        // Inside an accept, the engine relists this walk after its write and the index refresh takes it (decision 0038).
+        const carried = yield* FiberRef.get(CarriedListings)
+        carried?.set(sharedWalkKey(info.root, walkOptions), { result: walked, indexedAt: manifest?.indexedAt, written: false })
         const key = answerKey(info, adapter, changes, manifest?.indexedAt)
         if (last?.key === key && sameListing(last.files, walked.files)) return last.findings
         const changed = new Set(changes.map((c) => c.path.normalize("NFC")))
