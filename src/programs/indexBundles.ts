@@ -1,5 +1,4 @@
 import { Clock, Effect, Either, Option } from "effect"
-import * as path from "node:path"
 import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
@@ -99,9 +98,12 @@ export const rescanReason = (
 
 const FILES_CHANGED = "files changed"
 
+/** What an absolute path under `root` starts with, as manifestFiles looks it up (no path.join per kept file: 20,000 joins on a write's refresh). */
+const rootPrefix = (root: string) => (root.endsWith("/") ? root : `${root}/`)
+
 /** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash (keyed by absolute path). */
 const manifestFiles = (root: string, files: ReadonlyArray<FileMeta>, single: ReadonlyMap<string, string>) => {
-  const prefix = root.endsWith("/") ? root : `${root}/`
+  const prefix = rootPrefix(root)
   return files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, hash: single.get(`${prefix}${f.path}`) }))
 }
 
@@ -185,10 +187,11 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
             reuse === undefined ? undefined : {
               reusable: reuse.reusable,
               keep: (refs) => {
+                const prefix = rootPrefix(info.root)
                 for (const ref of refs) {
                   const files = reuse.files(ref)
                   const hash = files.length === 1 ? reuse.hash(files[0]!) : undefined
-                  if (hash !== undefined) single.set(path.join(info.root, files[0]!), hash)
+                  if (hash !== undefined) single.set(`${prefix}${files[0]!}`, hash)
                   scanned += files.length
                 }
                 return Effect.zipRight(sink.keep(refs), progress.update(task, Math.min(scanned, total), total))
