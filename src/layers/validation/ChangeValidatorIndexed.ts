@@ -84,11 +84,19 @@ interface TreeShare {
   readonly refByPath: Map<string, string>
 }
 
-const lintTree = (adapter: BundleAdapter, tree: TreeShare) =>
+/**
+ * A tree's whole-bundle findings. With `changed` (the concept ids of the
+ * items the two trees do not share) and an adapter that can, only the
+ * findings that can differ between the trees: those about a changed item or
+ * an item naming one (BundleAdapter.lintChanged); the others are equal in
+ * both trees and would cancel (decision 0038).
+ */
+const lintTree = (adapter: BundleAdapter, tree: TreeShare, changed?: ReadonlySet<string>) =>
   Effect.gen(function* () {
     if (adapter.lintBundle === undefined) return
     const lintBundle = adapter.lintBundle
-    const found = yield* Effect.suspend(() => lintBundle(tree.ctx, tree.lint)).pipe(
+    const lintChanged = changed === undefined ? undefined : adapter.lintChanged
+    const found = yield* Effect.suspend(() => (lintChanged !== undefined ? lintChanged(tree.ctx, tree.lint, changed!) : lintBundle(tree.ctx, tree.lint))).pipe(
       Effect.catchAllDefect((cause) =>
         Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
       )
@@ -127,9 +135,12 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       tree.lint.push(storedLint(stored, stored.lint))
       tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
     }
+    // The concept ids of the items the trees do not share: the only ones whose whole-bundle findings can differ.
+    const unshared = new Set<string>()
     /** An item of one tree: from the index when `stored` stands in for it, else projected. */
     const own = (tree: TreeShare, plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
       Effect.gen(function* () {
+        unshared.add(plan.conceptId)
         const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, tree.ctx, noHash, plan, index)
         if (stored === undefined) projected++
         tree.diagnostics.push(...item.diagnostics)
@@ -168,8 +179,8 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
         else yield* own(before, plan, ref, index, stored)
       }
     }
-    yield* lintTree(adapter, before)
-    yield* lintTree(adapter, after)
+    yield* lintTree(adapter, before, unshared)
+    yield* lintTree(adapter, after, unshared)
     return { before: before.diagnostics, after: after.diagnostics, refs, projected }
   })
 
