@@ -101,6 +101,14 @@ const lintTree = (adapter: BundleAdapter, tree: TreeShare, changed?: ReadonlySet
         Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
       )
     )
+    // Items both trees share are not in refByPath (20,000 entries per tree): the few a finding names are looked up here.
+    const missing = new Set(found.filter((d) => d.ref === undefined && !tree.refByPath.has(d.path)).map((d) => d.path))
+    if (missing.size > 0) {
+      for (const { plan } of tree.lint) {
+        const primary = plan.files[0] ?? plan.conceptId
+        if (missing.has(primary) && !tree.refByPath.has(primary)) tree.refByPath.set(primary, `${tree.ctx.bundle.name}//${plan.conceptId}`)
+      }
+    }
     tree.diagnostics.push(...found.map((d) => (d.ref !== undefined || !tree.refByPath.has(d.path) ? d : { ...d, ref: tree.refByPath.get(d.path)! })))
   })
 
@@ -129,11 +137,10 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     const linting = adapter.lintBundle !== undefined
     let projected = 0
     const refOf = (plan: ItemPlan) => `${info.name}//${plan.conceptId}`
-    /** An item both trees take from the index: only its lint item. */
-    const shared = (tree: TreeShare, plan: ItemPlan, ref: string, stored: ItemInputs) => {
+    /** An item both trees take from the index: only its lint item (its ref is found only if a finding names its file). */
+    const shared = (tree: TreeShare, stored: ItemInputs) => {
       if (!linting || stored.lint === undefined) return
       tree.lint.push(storedLint(stored, stored.lint))
-      tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
     }
     // The concept ids of the items the trees do not share: the only ones whose whole-bundle findings can differ.
     const unshared = new Set<string>()
@@ -164,8 +171,8 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       const stored = reuse.after(plan, ref)
       if (stored !== undefined && (same || standIn.get(ref) === stored)) {
         cancelled.add(ref)
-        shared(after, plan, ref, stored)
-        if (same) shared(before, plan, ref, stored)
+        shared(after, stored)
+        if (same) shared(before, stored)
         continue
       }
       yield* own(after, plan, ref, index, stored)
@@ -175,7 +182,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       for (const [index, plan] of beforePlans.kept.entries()) {
         const ref = refOf(plan)
         const stored = standIn.get(ref)
-        if (stored !== undefined && cancelled.has(ref)) shared(before, plan, ref, stored)
+        if (stored !== undefined && cancelled.has(ref)) shared(before, stored)
         else yield* own(before, plan, ref, index, stored)
       }
     }
