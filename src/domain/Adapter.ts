@@ -181,6 +181,14 @@ export interface BundleAdapter {
   readonly project: (item: ItemPlan, ctx: ValidateContext) => Effect.Effect<ProjectResult, FileUnreadable>
   /** Whole-bundle rules (links, collisions, reserved names, conventions) over the projected items, in plan order. */
   readonly lintBundle?: (ctx: ValidateContext, items: ReadonlyArray<LintItem>) => Effect.Effect<ReadonlyArray<Diagnostic>>
+  /**
+   * `lintBundle` for a change (decision 0038): its findings about the items
+   * whose concept id is in `changed` and about the items that name one of
+   * them. Every other finding of `lintBundle` must depend only on items not
+   * in `changed`, so a change validation runs the rules only where the tree
+   * before and after the change can differ. Absent: `lintBundle` over everything.
+   */
+  readonly lintChanged?: (ctx: ValidateContext, items: ReadonlyArray<LintItem>, changed: ReadonlySet<string>) => Effect.Effect<ReadonlyArray<Diagnostic>>
   /** `ctx` gives access to guidance files the format keeps in the bundle (a wiki's schema.md). */
   readonly authoringContext?: (bundle: BundleInfo, target: string, op: "create" | "update" | "consolidate", ctx?: ValidateContext) => Effect.Effect<AuthoringContext>
   readonly create?: (request: CreateRequest, ctx: ValidateContext) => Effect.Effect<ReadonlyArray<FileChange>, AuthoringRefused>

@@ -41,6 +41,43 @@ const storedPlanIs = (inputs: ItemInputs, plan: ItemPlan): boolean => {
   return true
 }
 
+/**
+ * The refs of the stored items that read each path, built once per stored
+ * set: a write asks which of 20,000 items read one of a few dirty paths for
+ * the tree before and after its change and again in its refresh, and each
+ * used to test every item's read list (decision 0038).
+ */
+const readersBySet = new WeakMap<ReadonlyMap<string, ItemInputs>, ReadonlyMap<string, ReadonlyArray<string>>>()
+
+const readersOf = (stored: ReadonlyMap<string, ItemInputs>): ReadonlyMap<string, ReadonlyArray<string>> => {
+  let readers = readersBySet.get(stored)
+  if (readers === undefined) {
+    const built = new Map<string, Array<string>>()
+    for (const [ref, inputs] of stored) {
+      for (const p of inputs.read) {
+        const refs = built.get(p)
+        if (refs === undefined) built.set(p, [ref])
+        else refs.push(ref)
+      }
+    }
+    readers = built
+    readersBySet.set(stored, readers)
+  }
+  return readers
+}
+
+/** A manifest's files by path, built once per file list (the index keeps the list while its run stands). */
+const rememberedBy = new WeakMap<ReadonlyArray<RememberedFile>, ReadonlyMap<string, RememberedFile>>()
+
+const rememberedOf = (files: ReadonlyArray<RememberedFile>): ReadonlyMap<string, RememberedFile> => {
+  let byPath = rememberedBy.get(files)
+  if (byPath === undefined) {
+    byPath = new Map(files.map((f) => [f.path, f] as const))
+    rememberedBy.set(files, byPath)
+  }
+  return byPath
+}
+
 /** What else is dirty besides the files whose stat differs from the manifest: a change set's paths. */
 export interface PendingChanges {
   /** Bundle-relative paths written or deleted. */
@@ -67,7 +104,7 @@ const ancestors = (file: string): ReadonlyArray<string> => {
  * paths are dirty too. Used by `akm index` and by change validation alike.
  */
 export const reusableItems = (manifest: { readonly files: ReadonlyArray<RememberedFile> }, files: ReadonlyArray<FileMeta>, stored: ReadonlyMap<string, ItemInputs>, pending?: PendingChanges) => {
-  const before = new Map(manifest.files.map((f) => [f.path, f] as const))
+  const before = rememberedOf(manifest.files)
   const dirty = new Set<string>()
   let listingChanged = false
   const listed = (p: string) => {
@@ -91,15 +128,22 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
   const listingChangedNow = listingChanged
   for (const p of pending?.paths ?? []) dirty.add(p)
   for (const p of pending?.listed ?? []) listed(p)
-  const reusableIn = (dirtyPaths: ReadonlySet<string>, listingDirty: boolean) => (plan: ItemPlan, ref: string): ItemInputs | undefined => {
-    const inputs = stored.get(ref)
-    if (inputs === undefined || (inputs.listing && listingDirty) || inputs.read.some((p) => dirtyPaths.has(p))) return undefined
-    return storedPlanIs(inputs, plan) ? inputs : undefined
+  const reusableIn = (dirtyPaths: ReadonlySet<string>, listingDirty: boolean) => {
+    // The items that read a dirty path, from the readers of each (a few paths, not every item's reads).
+    const readers = readersOf(stored)
+    const touched = new Set<string>()
+    for (const p of dirtyPaths) for (const ref of readers.get(p) ?? []) touched.add(ref)
+    return (plan: ItemPlan, ref: string): ItemInputs | undefined => {
+      const inputs = stored.get(ref)
+      if (inputs === undefined || (inputs.listing && listingDirty) || touched.has(ref)) return undefined
+      return storedPlanIs(inputs, plan) ? inputs : undefined
+    }
   }
+  const reusable = reusableIn(dirty, listingChanged)
   return {
-    reusable: reusableIn(dirty, listingChanged),
+    reusable,
     /** `reusable` of the tree as it is, the pending changes left out (a change validation's tree before them). */
-    unchanged: pending === undefined ? reusableIn(dirty, listingChanged) : reusableIn(dirtyNow, listingChangedNow),
+    unchanged: pending === undefined ? reusable : reusableIn(dirtyNow, listingChangedNow),
     /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */
     files: (ref: string): ReadonlyArray<string> => stored.get(ref)?.plan.files ?? [],
     hash: (file: string): string | undefined => before.get(file)?.hash

@@ -1,5 +1,4 @@
 import { Effect, Either } from "effect"
-import * as path from "node:path"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
@@ -110,6 +109,7 @@ export const scanStreamed = <E, R>(
     const found: Array<ReadonlyArray<Diagnostic> | undefined> = new Array(kept.length)
     // Lint projections as JSON text until the rules run (see readLint); a kept item's as its stored inputs, parsed once per process.
     const linted: Array<string | ItemInputs | undefined> = new Array(adapter.lintBundle === undefined ? 0 : kept.length)
+    // By bundle-relative path, as whole-bundle findings name files.
     const refByPath = new Map<string, string>()
     let items = 0
     let batch: Array<IndexDocument> = []
@@ -130,7 +130,7 @@ export const scanStreamed = <E, R>(
       found[i] = stored.diagnostics
       if (adapter.lintBundle !== undefined && stored.lint !== undefined) {
         linted[i] = stored
-        refByPath.set(path.join(info.root, plan.files[0] ?? plan.conceptId), ref)
+        refByPath.set(plan.files[0] ?? plan.conceptId, ref)
       }
     }
     if (reuse !== undefined && keptRefs.length > 0) yield* reuse.keep(keptRefs)
@@ -147,7 +147,7 @@ export const scanStreamed = <E, R>(
           batchInputs.push(item.inputs!)
           if (item.lint !== undefined) {
             linted[item.index] = item.lint
-            refByPath.set(item.document.path, item.document.ref)
+            refByPath.set(kept[item.index]!.files[0] ?? kept[item.index]!.conceptId, item.document.ref)
           }
           if (batch.length >= batchSize) {
             full.push([batch, batchInputs])
@@ -175,7 +175,7 @@ export const scanStreamed = <E, R>(
       )
       // Whole-bundle findings about an item's own file carry its ref, like per-item ones.
       diagnostics.push(...lint.map((d) => {
-        const ref = d.ref ?? refByPath.get(path.join(info.root, d.path))
+        const ref = d.ref ?? refByPath.get(d.path)
         return ref === undefined || d.ref !== undefined ? d : { ...d, ref }
       }))
     }

@@ -43,6 +43,14 @@ export class BundleFiles extends Context.Tag("akm/BundleFiles")<BundleFiles, {
    * hashes an item from the bytes its adapter just parsed.
    */
   readonly hash: (root: string, paths: ReadonlyArray<string>, ctx?: ValidateContext) => Effect.Effect<ContentHash, WorkspaceUnavailable>
+  /**
+   * A walk's listing brought up to date after this process wrote `paths`
+   * (bundle-relative) under the lease: those paths stat-ed again, nothing
+   * else walked. Undefined when the answer could differ from a walk's
+   * (a .gitignore written, a link, an oversized or special file, a name
+   * the walk reported on): then the caller walks.
+   */
+  readonly relist?: (root: string, options: WalkOptions, walked: WalkResult, paths: ReadonlyArray<string>) => WalkResult | undefined
 }>() {}
 
 /**
@@ -66,3 +74,32 @@ export const shareWalks = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
 export const unshared = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(FiberRef.get(SharedWalks), (memo) =>
     memo === undefined ? self : Effect.ensuring(Effect.locally(self, SharedWalks, undefined), Effect.sync(() => memo.clear())))
+
+/**
+ * A listing carried from a write's validation to its index refresh (issue 13
+ * item 3, decision 0038): the engine's validation walks the tree under the
+ * lease and the engine relists what it wrote, so the refresh need not walk
+ * again. `written` is set once the engine has relisted; `indexedAt` is the
+ * index run the validation saw — the refresh walks when the run changed.
+ */
+export interface CarriedListing {
+  readonly result: WalkResult
+  readonly indexedAt: string | undefined
+  readonly written: boolean
+}
+
+/** Listings carried within one accept, by `sharedWalkKey`; undefined outside `carryListings`. */
+export const CarriedListings = FiberRef.unsafeMake<Map<string, CarriedListing> | undefined>(undefined)
+
+/** Runs `self` (an apply and its index refresh) with listings carried from the engine to the refresh. */
+export const carryListings = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.suspend(() => Effect.locally(self, CarriedListings, new Map()))
+
+/** Takes (and forgets) the listing carried for a root, when the engine relisted it after its write. */
+export const takeCarried = (root: string, options: WalkOptions): Effect.Effect<CarriedListing | undefined> =>
+  Effect.map(FiberRef.get(CarriedListings), (carried) => {
+    const key = sharedWalkKey(root, options)
+    const found = carried?.get(key)
+    carried?.delete(key)
+    return found?.written === true ? found : undefined
+  })

@@ -25,8 +25,9 @@ import { caller, folder } from "./writeFixtures.js"
 const ITEMS = 40
 
 /** An indexed akm bundle: a chain of memories (each links and xrefs the next), a sectioned guide, a task. */
-const indexedBundle = Effect.gen(function* () {
+const indexedBundleWith = (extra: Record<string, string>) => Effect.gen(function* () {
   const files: Record<string, string> = {
+    ...extra,
     "knowledge/guide.md": "---\ndescription: The guide\n---\n# Guide\n\n## Rollback\n\nUndo it.\n",
     "memories/reader.md": "---\ndescription: Reads the guide\nxrefs: [knowledge/guide#rollback]\n---\n# Reader\n\nSee the guide.\n",
     "tasks/nightly.yml": "schedule: \"0 3 * * *\"\nprompt: run the nightly check\n"
@@ -39,6 +40,8 @@ const indexedBundle = Effect.gen(function* () {
   yield* indexBundles({})
   return root
 })
+
+const indexedBundle = indexedBundleWith({})
 
 const codes = (diagnostics: ReadonlyArray<Diagnostic>) => diagnostics.map((d) => `${d.code} ${d.path}`).sort()
 
@@ -89,6 +92,26 @@ describe("incremental write validation still runs the whole-bundle rules", () =>
       const root = yield* indexedBundle
       const found = yield* validateBoth([{ bundle: "w", path: "memories/m7.md", beforeHash: hashOf(root, "memories/m7.md"), delete: true }])
       expect(codes(found.introduced)).toEqual(["broken-ref memories/m6.md", "dangling-link memories/m6.md"])
+    }).pipe(Effect.provide(AkmTest)))
+
+  // The bundle rules run only for the changed items and the items naming them (BundleAdapter.lintChanged, decision 0038):
+  // a ref in short form (`memory/…` for `memories/…`) from an untouched item still counts as naming the edited item.
+  it.effect("an edit that renames a heading a short-form ref of an untouched item names", () =>
+    Effect.gen(function* () {
+      const root = yield* indexedBundleWith({ "knowledge/short.md": "---\ndescription: Short refs\nxrefs: [memory/m5#memory-5, memories/m6]\n---\n# Short\n\nSee five.\n" })
+      const file = "memories/m5.md"
+      const found = yield* validateBoth([{ bundle: "w", path: file, beforeHash: hashOf(root, file), after: text(root, file).replace("# Memory 5", "# Memory five") }])
+      expect(codes(found.introduced)).toEqual(["broken-ref knowledge/short.md"])
+    }).pipe(Effect.provide(AkmTest)))
+
+  it.effect("a delete breaks every item naming it, and an edit elsewhere at the same time is judged too", () =>
+    Effect.gen(function* () {
+      const root = yield* indexedBundleWith({ "knowledge/short.md": "---\ndescription: Short refs\nxrefs: [memory/m5, w//memories/m5]\n---\n# Short\n\nSee five.\n" })
+      const found = yield* validateBoth([
+        { bundle: "w", path: "memories/m5.md", beforeHash: hashOf(root, "memories/m5.md"), delete: true },
+        { bundle: "w", path: "memories/m20.md", beforeHash: hashOf(root, "memories/m20.md"), after: text(root, "memories/m20.md").replace("memories/m21]", "memories/m21, memories/nowhere]") }
+      ])
+      expect(codes(found.introduced)).toEqual(["broken-ref knowledge/short.md", "broken-ref knowledge/short.md", "broken-ref memories/m20.md", "broken-ref memories/m4.md", "dangling-link memories/m4.md"])
     }).pipe(Effect.provide(AkmTest)))
 
   it.effect("a clean edit introduces nothing", () =>

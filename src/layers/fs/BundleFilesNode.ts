@@ -308,6 +308,66 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): WalkRes
   return { files: sorted, diagnostics }
 }
 
+/** The depth limit each walk was taken with, so a relisting applies the same one. */
+const walkDepths = new WeakMap<WalkResult, number>()
+
+const byPath = (a: FileMeta, b: FileMeta) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+
+/**
+ * BundleFiles.relist: `walked` with `paths` (just written or deleted by this
+ * process under the lease) stat-ed again, the same answer a new walk gives
+ * when nothing else changed (decision 0038). Undefined for anything the walk
+ * judges beyond one file's stat — a .gitignore written, a hidden, linked,
+ * oversized or special file, a link on the way, a name the walk reported
+ * on, a Unicode twin — so the caller walks.
+ */
+const relistTree = (root: string, _options: WalkOptions, walked: WalkResult, paths: ReadonlyArray<string>): WalkResult | undefined => {
+  const maxDepth = walkDepths.get(walked)
+  if (maxDepth === undefined) return undefined
+  const realRoot = fs.realpathSync(root)
+  const files = new Map(walked.files.map((f) => [f.path, f] as const))
+  for (const written of paths) {
+    const relative = written.normalize("NFC")
+    const parts = relative.split("/")
+    if (relative !== written || parts.some((p) => p === "" || p === "." || p === ".." || p.startsWith(".") || ALWAYS_SKIPPED.has(p))) return undefined
+    if (parts.length - 1 > maxDepth) return undefined
+    if (walked.diagnostics.some((d) => d.path === relative || d.path === "." || relative.startsWith(`${d.path}/`))) return undefined
+    const onDisk = path.join(realRoot, ...parts)
+    let stat: fs.Stats | undefined
+    try {
+      stat = fs.lstatSync(onDisk)
+    } catch (error) {
+      if (errorCode(error) !== "ENOENT") return undefined
+    }
+    if (stat === undefined) {
+      files.delete(relative)
+      continue
+    }
+    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined
+    // No link on the way: the real path is the listed one.
+    if (fs.realpathSync.native(onDisk) !== onDisk) return undefined
+    if (!files.has(relative)) {
+      // A new name: its directory may hold a Unicode twin, and .gitignore rules may hide it or a directory on its way.
+      const dir = path.dirname(onDisk)
+      const name = parts[parts.length - 1]!
+      if (fs.readdirSync(dir).some((n) => n !== name && n.normalize("NFC") === name)) return undefined
+      const matchers: Array<Matcher> = []
+      for (let depth = 0; depth < parts.length; depth++) {
+        const base = parts.slice(0, depth).join("/")
+        if (depth > 0 && isIgnored(matchers, base, true)) return undefined
+        const own = readGitignore(realRoot, path.join(realRoot, ...parts.slice(0, depth)), base)
+        if (own !== undefined) matchers.push(own)
+      }
+      if (isIgnored(matchers, relative, false)) continue
+      if (files.size >= MAX_WALK_FILES) return undefined
+    }
+    files.set(relative, { path: relative, size: stat.size, mtimeMs: Math.trunc(stat.mtimeMs) })
+  }
+  const result = { files: [...files.values()].sort(byPath), diagnostics: walked.diagnostics }
+  walkDepths.set(result, maxDepth)
+  return result
+}
+
 // --- contexts ----------------------------------------------------------------------------
 
 type Overlaid = { readonly kind: "text"; readonly bytes: Uint8Array } | { readonly kind: "deleted" }
@@ -551,13 +611,21 @@ export const makeBundleFiles = (maxDepth: Effect.Effect<number> = Effect.succeed
   BundleFiles.of({
     walk: (root, options) =>
       Effect.flatMap(FiberRef.get(SharedWalks), (memo) => {
-        const walked = Effect.flatMap(maxDepth, (depth) => Effect.try({ try: () => walkTree(root, options, depth), catch: (cause) => unavailable(root, cause) }))
+        const walked = Effect.flatMap(maxDepth, (depth) => Effect.try({
+          try: () => {
+            const result = walkTree(root, options, depth)
+            walkDepths.set(result, depth)
+            return result
+          },
+          catch: (cause) => unavailable(root, cause)
+        }))
         if (memo === undefined) return walked
         const key = sharedWalkKey(root, options)
         const shared = memo.get(key)
         return shared !== undefined ? Effect.succeed(shared) : Effect.tap(walked, (result) => Effect.sync(() => void memo.set(key, result)))
       }),
     context: makeContext,
+    relist: relistTree,
     probeContext: makeProbeContext,
     readText: (root, requested) =>
       Effect.suspend(() => {

@@ -1,11 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Effect, FiberRef, Layer } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
-import { BundleFiles } from "../../services/BundleFiles.js"
+import { BundleFiles, CarriedListings, sharedWalkKey, type CarriedListing } from "../../services/BundleFiles.js"
 import { ChangeValidator } from "../../services/ChangeValidator.js"
 import { CrashPoints } from "../../services/CrashPoints.js"
 import {
@@ -250,6 +250,9 @@ const commitToGit = (journal: Journal, located: LocatedJournal, crashPoint: (poi
     return { commits, warnings }
   })
 
+/** The walk a bundle's validation takes (its adapter's hidden-file choice). */
+const walkOptionsOf = (bundle: TargetBundle) => ({ includeHidden: bundle.adapter.includeHidden ?? false })
+
 /** A journal's targets as the AppliedChanges a caller records. */
 const appliedOf = (journal: Journal): ReadonlyArray<AppliedChange> =>
   journal.targets.map((t) => ({ bundle: t.bundle, path: t.path, beforeHash: t.beforeHash, afterHash: t.afterHash, ...(t.backup === undefined ? {} : { backup: t.backup }) }))
@@ -296,6 +299,29 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       return removed._tag === "Left" ? [`an empty directory the proposal created could not be removed (${removed.left.reason}); remove it by hand`] : []
     })
 
+  /**
+   * The validation's listings brought past this write (the written paths
+   * stat-ed again, still under the lease), for the index refresh to take
+   * instead of walking; a listing that cannot be relisted is dropped.
+   */
+  const relistWritten = (carried: Map<string, CarriedListing>, bundles: Iterable<TargetBundle>, changes: ReadonlyArray<FileChange>) => {
+    for (const bundle of bundles) {
+      const walkOptions = walkOptionsOf(bundle)
+      const key = sharedWalkKey(bundle.root, walkOptions)
+      const entry = carried.get(key)
+      if (entry === undefined) continue
+      const written = changes.filter((c) => c.bundle === bundle.name).map((c) => c.path)
+      let result: ReturnType<NonNullable<BundleFiles["Type"]["relist"]>>
+      try {
+        result = options.files.relist?.(bundle.root, walkOptions, entry.result, written)
+      } catch {
+        result = undefined
+      }
+      if (result === undefined) carried.delete(key)
+      else carried.set(key, { ...entry, result, written: true })
+    }
+  }
+
   /** Steps 1–11 for one set; the caller holds the lease. */
   const applyLocked = (request: ApplyRequest, op: Op, validate: boolean) =>
     Effect.gen(function* () {
@@ -320,6 +346,10 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       if (!Array.isArray(planned)) return yield* Effect.fail(planned as Refusal)
       const steps = planned as ReadonlyArray<Step>
 
+      // Only a listing this validation walks under the lease is carried to the index refresh (decision 0038).
+      const carried = yield* FiberRef.get(CarriedListings)
+      for (const bundle of carried === undefined ? [] : bundles.values()) carried!.delete(sharedWalkKey(bundle.root, walkOptionsOf(bundle)))
+
       // Step 5: adapter validation of the overlay.
       if (validate && request.validate !== false) {
         const errors: Array<Diagnostic> = []
@@ -341,6 +371,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       yield* io(paths.txnDir, () => writeFinished(paths.txnDir, { ...journal, phase: "committed" }))
       yield* io(paths.txnDir, () => removeRecord(paths.txnDir, request.id, JOURNAL_FILE))
       crashPoint("after-journal-removed")
+      if (carried !== undefined) yield* Effect.sync(() => relistWritten(carried, bundles.values(), request.changes))
       return {
         id: request.id,
         changes: steps.map((s): AppliedChange => ({

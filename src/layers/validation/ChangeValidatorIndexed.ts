@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto"
-import { Effect, Either, Layer } from "effect"
+import { Effect, Either, FiberRef, Layer } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateContext } from "../../domain/Adapter.js"
 import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
-import { BundleFiles } from "../../services/BundleFiles.js"
+import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
 
@@ -84,15 +84,31 @@ interface TreeShare {
   readonly refByPath: Map<string, string>
 }
 
-const lintTree = (adapter: BundleAdapter, tree: TreeShare) =>
+/**
+ * A tree's whole-bundle findings. With `changed` (the concept ids of the
+ * items the two trees do not share) and an adapter that can, only the
+ * findings that can differ between the trees: those about a changed item or
+ * an item naming one (BundleAdapter.lintChanged); the others are equal in
+ * both trees and would cancel (decision 0038).
+ */
+const lintTree = (adapter: BundleAdapter, tree: TreeShare, changed?: ReadonlySet<string>) =>
   Effect.gen(function* () {
     if (adapter.lintBundle === undefined) return
     const lintBundle = adapter.lintBundle
-    const found = yield* Effect.suspend(() => lintBundle(tree.ctx, tree.lint)).pipe(
+    const lintChanged = changed === undefined ? undefined : adapter.lintChanged
+    const found = yield* Effect.suspend(() => (lintChanged !== undefined ? lintChanged(tree.ctx, tree.lint, changed!) : lintBundle(tree.ctx, tree.lint))).pipe(
       Effect.catchAllDefect((cause) =>
         Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
       )
     )
+    // Items both trees share are not in refByPath (20,000 entries per tree): the few a finding names are looked up here.
+    const missing = new Set(found.filter((d) => d.ref === undefined && !tree.refByPath.has(d.path)).map((d) => d.path))
+    if (missing.size > 0) {
+      for (const { plan } of tree.lint) {
+        const primary = plan.files[0] ?? plan.conceptId
+        if (missing.has(primary) && !tree.refByPath.has(primary)) tree.refByPath.set(primary, `${tree.ctx.bundle.name}//${plan.conceptId}`)
+      }
+    }
     tree.diagnostics.push(...found.map((d) => (d.ref !== undefined || !tree.refByPath.has(d.path) ? d : { ...d, ref: tree.refByPath.get(d.path)! })))
   })
 
@@ -121,15 +137,17 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     const linting = adapter.lintBundle !== undefined
     let projected = 0
     const refOf = (plan: ItemPlan) => `${info.name}//${plan.conceptId}`
-    /** An item both trees take from the index: only its lint item. */
-    const shared = (tree: TreeShare, plan: ItemPlan, ref: string, stored: ItemInputs) => {
+    /** An item both trees take from the index: only its lint item (its ref is found only if a finding names its file). */
+    const shared = (tree: TreeShare, stored: ItemInputs) => {
       if (!linting || stored.lint === undefined) return
       tree.lint.push(storedLint(stored, stored.lint))
-      tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
     }
+    // The concept ids of the items the trees do not share: the only ones whose whole-bundle findings can differ.
+    const unshared = new Set<string>()
     /** An item of one tree: from the index when `stored` stands in for it, else projected. */
     const own = (tree: TreeShare, plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
       Effect.gen(function* () {
+        unshared.add(plan.conceptId)
         const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, tree.ctx, noHash, plan, index)
         if (stored === undefined) projected++
         tree.diagnostics.push(...item.diagnostics)
@@ -153,8 +171,8 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       const stored = reuse.after(plan, ref)
       if (stored !== undefined && (same || standIn.get(ref) === stored)) {
         cancelled.add(ref)
-        shared(after, plan, ref, stored)
-        if (same) shared(before, plan, ref, stored)
+        shared(after, stored)
+        if (same) shared(before, stored)
         continue
       }
       yield* own(after, plan, ref, index, stored)
@@ -164,12 +182,12 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       for (const [index, plan] of beforePlans.kept.entries()) {
         const ref = refOf(plan)
         const stored = standIn.get(ref)
-        if (stored !== undefined && cancelled.has(ref)) shared(before, plan, ref, stored)
+        if (stored !== undefined && cancelled.has(ref)) shared(before, stored)
         else yield* own(before, plan, ref, index, stored)
       }
     }
-    yield* lintTree(adapter, before)
-    yield* lintTree(adapter, after)
+    yield* lintTree(adapter, before, unshared)
+    yield* lintTree(adapter, after, unshared)
     return { before: before.diagnostics, after: after.diagnostics, refs, projected }
   })
 
@@ -249,8 +267,12 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
   return ChangeValidator.of({
     validate: (info, adapter, changes) =>
       Effect.gen(function* () {
-        const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
+        const walkOptions = { includeHidden: adapter.includeHidden ?? false }
+        const walked = yield* files.walk(info.root, walkOptions)
         const manifest = store === undefined ? undefined : yield* Effect.orElseSucceed(store.manifest(info.name), () => undefined)
+        // Inside an accept, the engine relists this walk after its write and the index refresh takes it (decision 0038).
+        const carried = yield* FiberRef.get(CarriedListings)
+        carried?.set(sharedWalkKey(info.root, walkOptions), { result: walked, indexedAt: manifest?.indexedAt, written: false })
         const key = answerKey(info, adapter, changes, manifest?.indexedAt)
         if (last?.key === key && sameListing(last.files, walked.files)) return last.findings
         const changed = new Set(changes.map((c) => c.path.normalize("NFC")))

@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
 import { Conflict } from "../../domain/Errors.js"
 import { shortId, type Proposal, type ProposalStatus } from "../../domain/Proposal.js"
+import { carryListings } from "../../services/BundleFiles.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { StaleBeforeHash, Transaction, type AppliedChange, type ApplyResult } from "../../services/Transaction.js"
 import { indexBundles } from "../indexBundles.js"
@@ -82,7 +83,8 @@ const applyProposal = (transaction: Transaction["Type"], proposal: Proposal) => 
  * changed bundles' index rows are refreshed once. A stale
  * before-hash or a validation error makes the proposal `failed` and the
  * command fails naming the file; a refusal that says nothing about the
- * proposal itself (a read-only bundle, the lease) leaves it pending.
+ * proposal itself (a read-only bundle, the lease) leaves it pending. The
+ * refresh takes the listing the engine walked and relisted (decision 0038).
  */
 export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix: string, options: { readonly by?: string; readonly refreshIndex?: boolean } = {}) {
   const store = yield* ProposalStore
@@ -149,4 +151,4 @@ export const proposalAccept = Effect.fn("proposal.accept")(function* (idOrPrefix
     gitCommits: result.gitCommits,
     warnings
   } satisfies DecisionResult as DecisionResult
-})
+}, carryListings)

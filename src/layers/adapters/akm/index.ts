@@ -5,7 +5,7 @@ import { ruleDrivenAdapter } from "../core/RuleDrivenAdapter.js"
 import { skillMdRules } from "../skill-md/index.js"
 import { akmAuthoring, createAkm } from "./authoring.js"
 import { akmExports } from "./exports.js"
-import { lintAkm } from "./lint.js"
+import { lintAkm, lintAkmChanged } from "./lint.js"
 import { planAkm } from "./plan.js"
 import { probeAkm } from "./probe.js"
 import { projectAkm } from "./project.js"
@@ -42,6 +42,7 @@ export const makeAkmAdapter = (rules: ReadonlyArray<RuleRow>): BundleAdapter =>
       plan: (files) => planAkm(files, book),
       project: (item, ctx) => projectAkm(item, ctx, book),
       lintBundle: (ctx, items) => lintAkm(ctx, items, book),
+      lintChanged: (ctx, items, changed) => lintAkmChanged(ctx, items, changed, book),
       authoring: (_bundle, target) => Effect.succeed(akmAuthoring(target)),
       create: (request, ctx) => createAkm(request, ctx, book),
       memory: markdownMemoryFacet("memories"),

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { findSection, parse as parseRef } from "../../../domain/Ref.js"
+import { findSection, normalize as normalizeRef, parse as parseRef } from "../../../domain/Ref.js"
 import { frontmatterKeyLines } from "../core/Frontmatter.js"
 import type { RuleBook } from "../core/RuleBook.js"
 import { projectAkm } from "./project.js"
@@ -57,8 +57,42 @@ const keyLinesOf = (text: string): Readonly<Record<string, number>> => {
   return lines
 }
 
+/** An item's refs by the frontmatter key that holds them. */
+const refsOf = ({ projection }: LintItem): ReadonlyArray<readonly [string, string]> => {
+  const xrefs = (projection.extra as { xrefs?: ReadonlyArray<string> } | undefined)?.xrefs ?? []
+  return [
+    ...xrefs.map((ref) => ["xrefs", ref] as const),
+    ...(projection.supersededBy === undefined ? [] : [["supersededBy", projection.supersededBy] as const])
+  ]
+}
+
 /** `broken-ref` for `xrefs` and `supersededBy` entries that name nothing (R-REF-3: short refs mean this bundle). */
-export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
+export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> => lintSubjects(ctx, items, items, book)
+
+/**
+ * lintAkm's findings about the changed items and the items whose refs name
+ * one (BundleAdapter.lintChanged): an item's findings depend only on its own
+ * refs, which concept ids exist and its targets' headings. Whether a ref
+ * names a changed id is decided on the parsed ref, after a cheap test that
+ * its text holds the id's last segment (every form of a ref to an id does).
+ */
+export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: ReadonlySet<string>, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
+  Effect.suspend(() => {
+    const names = [...changed].map((id) => id.slice(id.lastIndexOf("/") + 1))
+    const namesChanged = (ref: string): boolean => {
+      const text = normalizeRef(ref)
+      if (!names.some((name) => text.includes(name))) return false
+      const parsed = parseRef(text)
+      if (Either.isLeft(parsed)) return false
+      const { bundle: other, conceptId } = parsed.right
+      return (other === undefined || other === ctx.bundle.name) && (changed.has(conceptId) || changed.has(expandShortRef(conceptId)))
+    }
+    const subjects = items.filter((item) => changed.has(item.plan.conceptId) || refsOf(item).some(([, ref]) => namesChanged(ref)))
+    return lintSubjects(ctx, items, subjects, book)
+  })
+
+/** The findings about `subjects`, with every item of `items` known. */
+const lintSubjects = (ctx: ValidateContext, items: Items, subjects: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
   Effect.gen(function* () {
     const known = new Map(items.map((item) => [item.plan.conceptId, item]))
     const outlines = new Map<string, ReadonlyArray<{ readonly depth: number; readonly text: string; readonly slug: string }>>()
@@ -71,12 +105,9 @@ export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Eff
         return headings
       })
     const out: Array<Diagnostic> = []
-    for (const { plan, projection } of items) {
-      const xrefs = (projection.extra as { xrefs?: ReadonlyArray<string> } | undefined)?.xrefs ?? []
-      const refs: ReadonlyArray<readonly [string, string]> = [
-        ...xrefs.map((ref) => ["xrefs", ref] as const),
-        ...(projection.supersededBy === undefined ? [] : [["supersededBy", projection.supersededBy] as const])
-      ]
+    for (const item of subjects) {
+      const { plan, projection } = item
+      const refs = refsOf(item)
       const problems: Array<readonly [string, string]> = []
       for (const [key, ref] of refs) {
         const problem = yield* refProblem(ref, ctx.bundle.name, known, outline)
