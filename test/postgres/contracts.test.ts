@@ -1,7 +1,13 @@
 import { it } from "@effect/vitest"
 import { Layer } from "effect"
+import { LogStorePg } from "../../src/layers/postgres/LogStorePg.js"
+import { ProposalStorePg } from "../../src/layers/postgres/ProposalStorePg.js"
 import { StateStorePg } from "../../src/layers/postgres/StateStorePg.js"
+import { UsageLogPg } from "../../src/layers/postgres/UsageLogPg.js"
+import { logStoreContract } from "../services/LogStore.contract.js"
+import { proposalStoreContract } from "../services/ProposalStore.contract.js"
 import { stateStoreContract } from "../services/StateStore.contract.js"
+import { usageLogContract } from "../services/UsageLog.contract.js"
 import { PgStateDbTest, SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
@@ -12,4 +18,7 @@ if (TEST_DATABASE_URL === undefined) {
   it.skip(SKIPPED_NAME, () => {})
 } else {
   stateStoreContract("postgres", StateStorePg.pipe(Layer.provide(PgStateDbTest)))
+  usageLogContract("postgres", UsageLogPg.pipe(Layer.provide(PgStateDbTest)))
+  logStoreContract("postgres", LogStorePg.pipe(Layer.provide(PgStateDbTest)))
+  proposalStoreContract("postgres", Layer.mergeAll(ProposalStorePg, StateStorePg).pipe(Layer.provide(PgStateDbTest)))
 }
