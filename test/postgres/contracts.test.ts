@@ -9,10 +9,12 @@ import { proposalStoreContract } from "../services/ProposalStore.contract.js"
 import { stateStoreContract } from "../services/StateStore.contract.js"
 import { usageLogContract } from "../services/UsageLog.contract.js"
 import { PgStateDbTest, SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { twoServerSuite } from "./twoServers.js"
 
 /**
  * R-ARCH-5 on PostgreSQL: each state-side store passes the contract suite its
- * SQLite layer passes, each suite on a schema of its own.
+ * SQLite layer passes, each suite on a schema of its own; then several
+ * servers over one database.
  */
 if (TEST_DATABASE_URL === undefined) {
   it.skip(SKIPPED_NAME, () => {})
@@ -21,4 +23,5 @@ if (TEST_DATABASE_URL === undefined) {
   usageLogContract("postgres", UsageLogPg.pipe(Layer.provide(PgStateDbTest)))
   logStoreContract("postgres", LogStorePg.pipe(Layer.provide(PgStateDbTest)))
   proposalStoreContract("postgres", Layer.mergeAll(ProposalStorePg, StateStorePg).pipe(Layer.provide(PgStateDbTest)))
+  twoServerSuite()
 }

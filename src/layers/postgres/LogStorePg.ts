@@ -1,6 +1,6 @@
 import { Clock, Effect, Layer } from "effect"
 import { LogStore, type LogLevel } from "../../services/LogStore.js"
-import { pgRun } from "./pgRun.js"
+import { int8, pgRun, type Int8 } from "./pgRun.js"
 import { PgStateDb } from "./PgStateDb.js"
 import { pgDatabaseStatus } from "./StateStorePg.js"
 
@@ -17,15 +17,18 @@ export const LogStorePg = Layer.effect(
           run.write((sql) => sql`INSERT INTO log_lines (at, run, level, message) VALUES (${new Date(now).toISOString()}, ${runId}, ${level}, ${message})`.pipe(Effect.asVoid))),
       lines: (runId, options = {}) =>
         run.read((sql) =>
-          sql<{ id: number; at: string; run: string; level: LogLevel; message: string }>`SELECT id, at, run, level, message FROM log_lines
-            WHERE run = ${runId} ORDER BY id LIMIT ${options.limit ?? 10_000}`),
+          Effect.map(
+            sql<{ id: Int8; at: string; run: string; level: LogLevel; message: string }>`SELECT id, at, run, level, message FROM log_lines
+              WHERE run = ${runId} ORDER BY id LIMIT ${options.limit ?? 10_000}`,
+            (rows) => rows.map((row) => ({ ...row, id: int8(row.id) }))
+          )),
       purge: (days) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
           run.write((sql) =>
             Effect.map(
-              sql<{ n: number }>`WITH purged AS (DELETE FROM log_lines WHERE at < ${new Date(now - days * 86_400_000).toISOString()} RETURNING 1)
+              sql<{ n: Int8 }>`WITH purged AS (DELETE FROM log_lines WHERE at < ${new Date(now - days * 86_400_000).toISOString()} RETURNING 1)
                 SELECT count(*) AS n FROM purged`,
-              (rows) => rows[0]?.n ?? 0
+              (rows) => int8(rows[0]?.n ?? 0)
             )))
     })
   })

@@ -5,7 +5,7 @@ import { sha256Hex, type ProposalStatus } from "../../domain/Proposal.js"
 import { ProposalStore, type ProposalSummary } from "../../services/ProposalStore.js"
 import { bytesOf, proposalOf, summaryOf, toApplied, toOutcome, type AppliedRow, type ChangeRow, type OutcomeRow, type ProposalRow } from "../sqlite/proposals.js"
 import { insertEvent } from "./events.js"
-import { pgRun } from "./pgRun.js"
+import { int8, pgRun, type Int8 } from "./pgRun.js"
 import { PgStateDb } from "./PgStateDb.js"
 
 const PROPOSAL_COLUMNS = "id, title, recipe, change_class, status, fingerprint, evidence, evaluation, created_at, decided_at, decided_by, reason"
@@ -93,7 +93,7 @@ export const ProposalStorePg = Layer.effect(
             if (row === undefined || !d.from.includes(row.status)) return { moved: false, status: row?.status }
             yield* sql`UPDATE proposals SET status = ${d.to}, decided_at = ${d.at}, decided_by = ${d.by}, reason = ${d.reason ?? null} WHERE id = ${id}`
             const { changes, ...data } = d.outcome ?? {}
-            const [outcome] = yield* sql<{ id: number }>`INSERT INTO proposal_outcomes (proposal_id, at, kind, data)
+            const [outcome] = yield* sql<{ id: Int8 }>`INSERT INTO proposal_outcomes (proposal_id, at, kind, data)
               VALUES (${id}, ${d.at}, ${d.to}, ${Object.keys(data).length === 0 ? null : JSON.stringify(data)}) RETURNING id`
             for (const [position, a] of (changes ?? []).entries()) {
               yield* sql`INSERT INTO proposal_applied (outcome_id, position, bundle, path, before_hash, after_hash, backup)
@@ -113,18 +113,19 @@ export const ProposalStorePg = Layer.effect(
       outcomes: (id) =>
         run.read((sql) =>
           Effect.gen(function* () {
-            const rows = yield* sql<OutcomeRow>`SELECT id, at, kind, data FROM proposal_outcomes WHERE proposal_id = ${id} ORDER BY id`
+            const rows = (yield* sql<Omit<OutcomeRow, "id"> & { id: Int8 }>`SELECT id, at, kind, data FROM proposal_outcomes WHERE proposal_id = ${id} ORDER BY id`)
+              .map((row): OutcomeRow => ({ ...row, id: int8(row.id) }))
             const applied = rows.length === 0
               ? []
-              : yield* sql<AppliedRow & { outcome_id: number }>`SELECT * FROM proposal_applied WHERE outcome_id IN ${sql.in(rows.map((r) => r.id))} ORDER BY outcome_id, position`
-            return rows.map((row) => toOutcome(row, applied.filter((a) => a.outcome_id === row.id).map(toApplied)))
+              : yield* sql<AppliedRow & { outcome_id: Int8 }>`SELECT * FROM proposal_applied WHERE outcome_id IN ${sql.in(rows.map((r) => r.id))} ORDER BY outcome_id, position`
+            return rows.map((row) => toOutcome(row, applied.filter((a) => int8(a.outcome_id) === row.id).map(toApplied)))
           })),
 
       applied: (id) =>
         run.read((sql) =>
           Effect.gen(function* () {
-            const [accepted] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM proposal_outcomes WHERE proposal_id = ${id} AND kind = 'accepted'`
-            return (accepted?.n ?? 0) === 0 ? undefined : yield* appliedOf(sql, id)
+            const [accepted] = yield* sql<{ n: Int8 }>`SELECT count(*) AS n FROM proposal_outcomes WHERE proposal_id = ${id} AND kind = 'accepted'`
+            return int8(accepted?.n ?? 0) === 0 ? undefined : yield* appliedOf(sql, id)
           })),
 
       withFingerprint: (fp) =>

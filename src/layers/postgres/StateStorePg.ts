@@ -2,11 +2,11 @@ import { Clock, Effect, Layer } from "effect"
 import { StateStore, type DatabaseStatus } from "../../services/StateStore.js"
 import { insertEvent } from "./events.js"
 import { STATE_MIGRATIONS_TABLE } from "./migrations.js"
-import { pgRun } from "./pgRun.js"
+import { int8, pgRun, type Int8 } from "./pgRun.js"
 import { PgStateDb } from "./PgStateDb.js"
 
 interface EventRow {
-  readonly id: number
+  readonly id: Int8
   readonly at: string
   readonly kind: string
   readonly subject: string
@@ -38,7 +38,7 @@ export const StateStorePg = Layer.effect(
             subject === undefined
               ? sql<EventRow>`SELECT id, at, kind, subject, data FROM events WHERE id > ${after} ORDER BY id LIMIT ${limit}`
               : sql<EventRow>`SELECT id, at, kind, subject, data FROM events WHERE id > ${after} AND subject = ${subject} ORDER BY id LIMIT ${limit}`,
-            (rows) => rows.map((row) => ({ ...row, data: row.data === null ? undefined : (JSON.parse(row.data) as unknown) }))
+            (rows) => rows.map((row) => ({ ...row, id: int8(row.id), data: row.data === null ? undefined : (JSON.parse(row.data) as unknown) }))
           )),
       renameBundle: (from, to) =>
         run.write((sql) =>

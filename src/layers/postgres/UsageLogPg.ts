@@ -3,11 +3,11 @@ import { Clock, Effect, Layer } from "effect"
 import { utilityOf, UTILITY_HISTORY, type OutcomeKind } from "../../domain/Utility.js"
 import { UsageLog, type EventSource, type FeedbackRecord, type UsageEvent, type UsageKind } from "../../services/UsageLog.js"
 import { SELECT_WINDOW_MS } from "../sqlite/usage.js"
-import { pgRun, xactLock } from "./pgRun.js"
+import { int8, pgRun, xactLock, type Int8 } from "./pgRun.js"
 import { PgStateDb } from "./PgStateDb.js"
 
 interface UsageRow {
-  readonly id: number
+  readonly id: Int8
   readonly at: string
   readonly kind: UsageKind
   readonly ref: string | null
@@ -17,7 +17,7 @@ interface UsageRow {
 }
 
 interface FeedbackRow {
-  readonly id: number
+  readonly id: Int8
   readonly at: string
   readonly ref: string
   readonly polarity: "positive" | "negative"
@@ -27,7 +27,7 @@ interface FeedbackRow {
 }
 
 const toUsage = (row: UsageRow): UsageEvent => ({
-  id: row.id,
+  id: int8(row.id),
   at: row.at,
   kind: row.kind,
   ...(row.ref === null ? {} : { ref: row.ref }),
@@ -37,7 +37,7 @@ const toUsage = (row: UsageRow): UsageEvent => ({
 })
 
 const toFeedback = (row: FeedbackRow): FeedbackRecord => ({
-  id: row.id,
+  id: int8(row.id),
   at: row.at,
   ref: row.ref,
   polarity: row.polarity,
@@ -91,9 +91,9 @@ export const UsageLogPg = Layer.effect(
           return yield* run.write((sql) =>
             Effect.gen(function* () {
               if (source === "user") yield* refLock(sql, ref)
-              const recent = yield* sql<{ n: number }>`SELECT count(*) AS n FROM usage_events
+              const recent = yield* sql<{ n: Int8 }>`SELECT count(*) AS n FROM usage_events
                 WHERE kind = 'search' AND source = ${source} AND at >= ${since} AND refs @> ${containing(ref)}::jsonb`
-              const kind = (recent[0]?.n ?? 0) > 0 ? "select" as const : "show" as const
+              const kind = int8(recent[0]?.n ?? 0) > 0 ? "select" as const : "show" as const
               yield* sql`INSERT INTO usage_events (at, kind, ref, source) VALUES (${at}, ${kind}, ${ref}, ${source})`
               if (source === "user") yield* recomputeUtility(sql, ref, at)
               return kind
@@ -105,7 +105,7 @@ export const UsageLogPg = Layer.effect(
             Effect.gen(function* () {
               if (input.source === "user") yield* refLock(sql, input.ref)
               const tags = input.tags === undefined || Object.keys(input.tags).length === 0 ? null : JSON.stringify(input.tags)
-              const rows = yield* sql<{ id: number }>`INSERT INTO feedback (at, ref, polarity, reason, tags, source)
+              const rows = yield* sql<{ id: Int8 }>`INSERT INTO feedback (at, ref, polarity, reason, tags, source)
                 VALUES (${at}, ${input.ref}, ${input.polarity}, ${input.reason ?? null}, ${tags}, ${input.source}) RETURNING id`
               if (input.source === "user") yield* recomputeUtility(sql, input.ref, at)
               return toFeedback({ id: rows[0]!.id, at, ref: input.ref, polarity: input.polarity, reason: input.reason ?? null, tags, source: input.source })

@@ -2,7 +2,6 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Redacted, Schedule, type Scope } from "effect"
-import pg from "pg"
 import { WorkspaceUnavailable } from "../../domain/Errors.js"
 
 /**
@@ -75,12 +74,6 @@ export const pgFailure = (server: string) => (error: SqlError): WorkspaceUnavail
       hint: "run `akm health`; if the problem stays, check the server's log"
     })
 
-/** int8 (counts, identity ids) as numbers: akm's ids and counts stay far below 2^53. */
-const types: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === pg.types.builtins.INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"]
-}
-
 const withSchema = (url: string, schema: string | undefined): string => {
   if (schema === undefined) return url
   const parsed = new URL(url)
@@ -99,8 +92,7 @@ export const connectPg = (url: Redacted.Redacted<string>, options: PgConnectOpti
     url: Redacted.make(withSchema(Redacted.value(url), options.schema)),
     applicationName: "akm",
     connectTimeout: Duration.seconds(5),
-    maxConnections: options.maxConnections ?? 10,
-    types
+    maxConnections: options.maxConnections ?? 10
   })).pipe(
     Effect.provide(Reactivity.layer),
     Effect.retry({ while: isConnectionLoss, schedule: RETRY_SCHEDULE }),

@@ -1,6 +1,6 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect } from "effect"
-import { xactLock } from "./pgRun.js"
+import { int8, xactLock, type Int8 } from "./pgRun.js"
 
 /**
  * Appends to the workspace event log inside the caller's transaction. Writers
@@ -11,5 +11,5 @@ import { xactLock } from "./pgRun.js"
 export const insertEvent = (sql: PgClient.PgClient, at: string, kind: string, subject: string, data: string | null) =>
   Effect.zipRight(
     xactLock(sql, "akm.events"),
-    Effect.map(sql<{ id: number }>`INSERT INTO events (at, kind, subject, data) VALUES (${at}, ${kind}, ${subject}, ${data}) RETURNING id`, (rows) => rows[0]!.id)
+    Effect.map(sql<{ id: Int8 }>`INSERT INTO events (at, kind, subject, data) VALUES (${at}, ${kind}, ${subject}, ${data}) RETURNING id`, (rows) => int8(rows[0]!.id))
   )

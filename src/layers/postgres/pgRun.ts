@@ -13,10 +13,10 @@ export interface PgRun {
    * committed (no connection was acquired) or the server rolled it back
    * (serialization failure, deadlock), so a write is never applied twice.
    */
-  readonly write: <A, E = never>(f: (sql: PgClient.PgClient) => Effect.Effect<A, SqlError | E>) => Effect.Effect<A, StateStoreError | E>
+  readonly write: <A, E = never>(f: (sql: PgClient.PgClient) => Effect.Effect<A, E>) => Effect.Effect<A, StateStoreError | Exclude<E, SqlError>>
 }
 
-const mapped = <E>(server: string) => (error: SqlError | E): Exclude<E, SqlError> | ReturnType<ReturnType<typeof pgFailure>> =>
+const mapped = <E>(server: string) => (error: E): Exclude<E, SqlError> | ReturnType<ReturnType<typeof pgFailure>> =>
   error instanceof SqlError ? pgFailure(server)(error) : (error as Exclude<E, SqlError>)
 
 /** How the Postgres stores reach the database: one place for transactions, retries and error mapping. */
@@ -27,13 +27,20 @@ export const pgRun = (db: PgStateDb["Type"]): PgRun => ({
         Effect.retry({ while: (error) => isSafeToRetry(error, false), schedule: RETRY_SCHEDULE }),
         Effect.mapError(pgFailure(db.server))
       )),
-  write: <A, E>(f: (sql: PgClient.PgClient) => Effect.Effect<A, SqlError | E>) =>
+  write: <A, E>(f: (sql: PgClient.PgClient) => Effect.Effect<A, E>) =>
     Effect.flatMap(db.client, (sql) =>
       sql.withTransaction(f(sql)).pipe(
         Effect.retry({ while: (error) => error instanceof SqlError && isSafeToRetry(error, true), schedule: RETRY_SCHEDULE }),
         Effect.mapError(mapped<E>(db.server))
-      )) as Effect.Effect<A, StateStoreError | E>
+      ))
 })
+
+/**
+ * pg returns int8 (identity ids, count(*)) as text, since its range exceeds a
+ * JS number; akm's ids and counts stay far below 2^53.
+ */
+export type Int8 = string | number
+export const int8 = (value: Int8): number => Number(value)
 
 /** Serialises writers of one key for the rest of the transaction (released at COMMIT/ROLLBACK). */
 export const xactLock = (sql: PgClient.PgClient, key: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`
