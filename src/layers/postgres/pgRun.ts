@@ -31,7 +31,7 @@ export const pgRun = (db: PgStateDb["Type"]): PgRun => ({
     Effect.flatMap(db.client, (sql) =>
       sql.withTransaction(f(sql)).pipe(
         Effect.retry({ while: (error) => error instanceof SqlError && isSafeToRetry(error, true), schedule: RETRY_SCHEDULE }),
-        Effect.mapError(mapped<E>(db.server))
+        Effect.mapError(mapped<E | SqlError>(db.server))
       ))
 })
 
