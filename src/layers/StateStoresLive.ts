@@ -1,4 +1,10 @@
 import { Effect, Layer } from "effect"
+import type { Credentials } from "../services/Credentials.js"
+import type { LogStore } from "../services/LogStore.js"
+import type { ProposalStore } from "../services/ProposalStore.js"
+import type { StateStore } from "../services/StateStore.js"
+import type { StorageBackend } from "../services/StorageBackend.js"
+import type { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { LogStorePg } from "./postgres/LogStorePg.js"
 import { PgStateDbLive } from "./postgres/PgStateDb.js"
@@ -10,7 +16,10 @@ import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
 import { ProposalStoreSqlite } from "./sqlite/ProposalStoreSqlite.js"
 import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
 import { StorageBackendSqlite } from "./sqlite/StorageBackendSqlite.js"
+import type { StateDb } from "./sqlite/StateDb.js"
 import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
+
+type StateStores = Layer.Layer<StateStore | UsageLog | ProposalStore | LogStore | StorageBackend, never, WorkspaceConfig | StateDb | Credentials>
 
 const sqlite = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, LogStoreSqlite, StorageBackendSqlite)
 
@@ -25,6 +34,6 @@ const postgres = Layer.mergeAll(StateStorePg, UsageLogPg, ProposalStorePg, LogSt
 export const StateStoresLive = Layer.unwrapEffect(
   Effect.map(
     Effect.flatMap(WorkspaceConfig, (workspace) => Effect.orElseSucceed(Effect.map(workspace.read, (config) => config.storage?.kind ?? "sqlite"), () => "sqlite" as const)),
-    (kind) => (kind === "postgres" ? postgres : sqlite)
+    (kind): StateStores => (kind === "postgres" ? postgres : sqlite)
   )
 )

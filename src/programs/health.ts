@@ -204,15 +204,11 @@ export const health = Effect.fn("health")(function* () {
   const probe = <A, E, R>(name: DatabaseHealth["name"], effect: Effect.Effect<A, E, R>) =>
     effect.pipe(
       Effect.map(Option.some),
-      Effect.catchIf((error): error is E & WorkspaceUnavailable => isUnreachable(error), (error) =>
+      Effect.catchIf((error): error is E & WorkspaceUnavailable => isDamaged(error) || isUnreachable(error), (error) =>
         Effect.sync(() => {
-          unreachable(error.message, error.hint)
-          return Option.none<A>()
-        })),
-      Effect.catchIf((error): error is E & WorkspaceUnavailable => isDamaged(error), (error) =>
-        Effect.sync(() => {
+          if (error.unreachable !== undefined) unreachable(error.message, error.hint)
           // A database read twice (proposals, then queued intake) is reported once.
-          if (!damage.includes(name)) {
+          else if (!damage.includes(name)) {
             damage.push(name)
             attention.push({ code: "database-damaged", message: error.message, hint: error.hint })
           }

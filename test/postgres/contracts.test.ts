@@ -9,6 +9,7 @@ import { proposalStoreContract } from "../services/ProposalStore.contract.js"
 import { stateStoreContract } from "../services/StateStore.contract.js"
 import { usageLogContract } from "../services/UsageLog.contract.js"
 import { PgStateDbTest, SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { cliSuite } from "./cli.js"
 import { twoServerSuite } from "./twoServers.js"
 
 /**
@@ -24,4 +25,5 @@ if (TEST_DATABASE_URL === undefined) {
   logStoreContract("postgres", LogStorePg.pipe(Layer.provide(PgStateDbTest)))
   proposalStoreContract("postgres", Layer.mergeAll(ProposalStorePg, StateStorePg).pipe(Layer.provide(PgStateDbTest)))
   twoServerSuite()
+  cliSuite()
 }

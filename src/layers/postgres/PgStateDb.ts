@@ -90,14 +90,15 @@ export const makePgStateDb = (server: string, url: Effect.Effect<Redacted.Redact
 export const storageUrl = Effect.gen(function* () {
   const workspace = yield* WorkspaceConfig
   const credentials = yield* Credentials
-  const reference = yield* workspace.read.pipe(
+  return workspace.read.pipe(
     Effect.map((config) => config.storage?.url ?? DEFAULT_DATABASE_URL),
-    Effect.mapError((invalid) => new WorkspaceUnavailable({ path: invalid.file, reason: invalid.message, hint: invalid.hint }))
-  )
-  return credentials.resolve(reference).pipe(
-    Effect.mapError((unavailable) =>
-      new WorkspaceUnavailable({ path: "storage.url", reason: `the PostgreSQL URL is not available: ${unavailable.message}`, hint: unavailable.hint })
-    )
+    Effect.mapError((invalid) => new WorkspaceUnavailable({ path: invalid.file, reason: invalid.message, hint: invalid.hint })),
+    Effect.flatMap((reference) =>
+      credentials.resolve(reference).pipe(
+        Effect.mapError((unavailable) =>
+          new WorkspaceUnavailable({ path: "storage.url", reason: `the PostgreSQL URL is not available: ${unavailable.message}`, hint: unavailable.hint })
+        )
+      ))
   )
 })
 

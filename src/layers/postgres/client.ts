@@ -59,7 +59,7 @@ export const unreachable = (server: string, error: SqlError): WorkspaceUnavailab
   return new WorkspaceUnavailable({
     path: server,
     reason: `the PostgreSQL server is unreachable (${detail.replaceAll(/postgres(?:ql)?:\/\/\S+/g, server)})`,
-    hint: "check that the server runs and that storage.url (default env:AKM_DATABASE_URL) points at it; `akm health` reports its reachability",
+    hint: "check that the server runs and that storage.url (default env:AKM_DATABASE_URL) points at it",
     unreachable: { server }
   })
 }
