@@ -20,6 +20,7 @@ import { EvidenceStoreSqlite } from "./sqlite/EvidenceStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
 import { StateStoresLive } from "./StateStoresLive.js"
+import { StateTransferPg } from "./postgres/StateTransferPg.js"
 import { ImproveStoreSqlite } from "./sqlite/ImproveStoreSqlite.js"
 import { SandboxIndexMiniSearch } from "./memory/SandboxIndexMiniSearch.js"
 import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
@@ -57,6 +58,8 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
   Layer.mergeAll(
     // StateStore, UsageLog, ProposalStore, LogStore (+ StorageBackend): SQLite, or PostgreSQL when storage.kind says so.
     StateStoresLive,
+    // `akm storage migrate`: state.db into the PostgreSQL database of storage.url (connects only when run).
+    StateTransferPg,
     RedactorSqlite,
     EvidenceStoreSqlite,
     TokenizerGpt,

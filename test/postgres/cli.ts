@@ -57,4 +57,46 @@ export const cliSuite = () =>
       expect(JSON.stringify(proposals)).toContain("accepted")
       expect(JSON.stringify(proposals)).toContain('"bundle":"team","path":"memories/')
     })
+
+    it("storage migrate copies a SQLite workspace's state into an empty database, counts verified, and refuses a second run", async () => {
+      const target = `${schema}_mig`
+      await admin(`CREATE SCHEMA ${target}`)
+      try {
+        const c = makeWorkspace()
+        try {
+          await c.run(["init"])
+          await c.run(["bundle", "create", "solo", "--adapter", "akm"])
+          expect((await c.run(["remember", "deploys need the release checklist first", "--bundle", "solo", "--format", "json"])).code).toBe(0)
+          await c.run(["search", "release checklist"])
+          const ref = (await c.run(["search", "release checklist", "--format", "json"])).json().hits[0].ref
+          await c.run(["show", ref])
+          expect((await c.run(["feedback", ref, "--positive"])).code).toBe(0)
+          const before = (await c.run(["proposal", "list", "--format", "json"])).json()
+
+          const to = new URL(TEST_DATABASE_URL!)
+          to.searchParams.set("options", `-c search_path=${target}`)
+          const migrateEnv = { AKM_DATABASE_URL: to.toString() }
+          writeFileSync(join(c.configDir, "config.yaml"), "storage:\n  kind: postgres\n", { flag: "a" })
+          const migrated = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
+          expect(migrated.code, migrated.stderr).toBe(0)
+          const tables = new Map(migrated.json().tables.map((t: { table: string; source: number; target: number }) => [t.table, t]))
+          for (const t of tables.values() as Iterable<{ source: number; target: number }>) expect(t.target).toBe(t.source)
+          for (const table of ["events", "usage_events", "feedback", "utility", "proposals", "proposal_changes", "proposal_outcomes"]) {
+            expect((tables.get(table) as { source: number }).source, table).toBeGreaterThan(0)
+          }
+          expect(migrated.stdout).not.toContain("search_path")
+          // Now served from PostgreSQL: the same proposals, and the learned utility carried over.
+          const after = (await c.run(["proposal", "list", "--format", "json"], { env: migrateEnv })).json()
+          expect(after).toEqual(before)
+          const again = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
+          expect(again.code).toBe(1)
+          expect(again.error().error).toMatchObject({ code: "conflict" })
+          expect(again.error().error.message).toContain("already holds state")
+        } finally {
+          c.cleanup()
+        }
+      } finally {
+        await admin(`DROP SCHEMA IF EXISTS ${target} CASCADE`)
+      }
+    })
   })
