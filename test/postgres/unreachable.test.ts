@@ -46,7 +46,7 @@ describe("PostgreSQL connection (no server needed)", () => {
       const report = reportError(error)
       expect(report).toMatchObject({ exit: 78, code: "database_unreachable" })
       expect(report.message).toContain(`127.0.0.1:${port}`)
-      expect(report.hint).toContain("akm health")
+      expect(report.hint).toContain("storage.url")
       expect(JSON.stringify([report, error, redact(String(error))])).not.toContain(PASSWORD)
     }))
 })
