@@ -33,12 +33,12 @@ const rules = [
     zones: allZonesBut("layers", "adapters"),
     modules: [
       "node:fs", "fs", "node:fs/promises", "fs/promises",
-      "better-sqlite3", "@effect/sql-sqlite-node",
+      "better-sqlite3", "@effect/sql-sqlite-node", "pg", "@effect/sql-pg",
       "node:http", "http", "node:https", "https", "node:net", "net", "undici",
       "isomorphic-git", "tar",
       "node:child_process", "child_process"
     ],
-    patterns: ["isomorphic-git/*", "@effect/sql-sqlite-node/*"],
+    patterns: ["isomorphic-git/*", "@effect/sql-sqlite-node/*", "@effect/sql-pg/*"],
     message: "only src/layers/ may touch the file system, databases, network, git or tar (R-ARCH-1); go through a service"
   },
   // R-ARCH-3: adapters never import the transaction engine, git, proposals or stores.

@@ -29,6 +29,7 @@ const forbidden: ReadonlyArray<readonly [string, string, string]> = [
   ["R-ARCH-1", "src/programs/x.ts", `import http from "isomorphic-git/http/node"`],
   ["R-ARCH-1", "src/index.ts", `import { SqliteClient } from "@effect/sql-sqlite-node"`],
   ["R-ARCH-1", "src/programs/x.ts", `import { SqliteMigrator } from "@effect/sql-sqlite-node/SqliteMigrator"`],
+  ["R-ARCH-1", "src/programs/x.ts", `import * as PgClient from "@effect/sql-pg/PgClient"`],
   ["R-ARCH-1", "src/programs/x.ts", `import * as tar from "tar"`],
   ["R-ARCH-1", "src/programs/x.ts", `import { request } from "undici"`],
   ["R-ARCH-1", "src/services/x.ts", `import { createServer } from "node:http"`],

@@ -87,6 +87,10 @@ const field = (error: unknown, key: string): string | undefined => {
 export const withoutInternals = (text: string): string =>
   text.replace(/\b[A-Za-z]+: [A-Z][A-Za-z]+\.[a-zA-Z]+ \([^)]*\): /g, "").replace(/ ?\(R-[A-Z]+-\d+\)/g, "")
 
+/** A damaged state.db or logs.db, or an unreachable database server, is still the workspace's fault (78), under a code of its own. */
+const workspaceCode = (error: { readonly damaged?: unknown; readonly unreachable?: unknown }): string =>
+  error.damaged !== undefined ? "database_damaged" : error.unreachable !== undefined ? "database_unreachable" : "workspace_unavailable"
+
 /** Maps one typed failure to its report. */
 export const reportError = (error: unknown): ErrorReport => {
   if (ValidationError.isValidationError(error)) {
@@ -104,8 +108,7 @@ export const reportError = (error: unknown): ErrorReport => {
   }
   return {
     exit: row.exit,
-    // A damaged state.db or logs.db is still the workspace's fault (78), under a code of its own.
-    code: tag === "WorkspaceUnavailable" && (error as { readonly damaged?: unknown }).damaged !== undefined ? "database_damaged" : row.code,
+    code: tag === "WorkspaceUnavailable" ? workspaceCode(error as { readonly damaged?: unknown; readonly unreachable?: unknown }) : row.code,
     message: withoutInternals((error instanceof Error ? error.message : undefined) || field(error, "message") || tag!),
     hint: withoutInternals(field(error, "hint") ?? "")
   }

@@ -1,6 +1,7 @@
 import type { HealthResult, MemoryHealth } from "../programs/health.js"
 import { escapeHtml, formatBytes, htmlPage, table, type Style, type View } from "./render.js"
 import { plural } from "../domain/Plural.js"
+import { storageText } from "./storageText.js"
 
 /** `akm health`'s view, shared by the command (cli/health.ts) and its fast path (cli/fast/health.ts). */
 
@@ -14,6 +15,9 @@ const isOk = (b: HealthResult["bundles"][number]) => b.status.length === 1 && b.
 
 /** The status column: the program's status words (the attention list's), never a judgement of its own. */
 const statusText = (b: HealthResult["bundles"][number], s: Style) => (isOk(b) ? s.green("ok") : s.yellow(b.status.join(", ")))
+
+const pendingUnknown = (r: HealthResult): string =>
+  r.storage.backend === "postgres" && !r.storage.reachable ? "unknown (the PostgreSQL server is unreachable)" : "unknown (state.db is damaged)"
 
 export const healthView: View<HealthResult> = {
   text: (r, s) =>
@@ -47,7 +51,8 @@ export const healthView: View<HealthResult> = {
         ]),
       "",
       table(r.databases.map((d) => [s.dim(d.name), d.bytes === null ? "missing" : formatBytes(d.bytes), d.damaged ? s.yellow("damaged") : "", s.dim(d.path)])),
-      `${s.dim("pending proposals:")} ${r.proposals.pending ?? "unknown (state.db is damaged)"}`,
+      ...(r.storage.backend === "sqlite" ? [] : [`${s.dim("storage:")} ${storageText(r.storage)}`]),
+      `${s.dim("pending proposals:")} ${r.proposals.pending ?? pendingUnknown(r)}`,
       "",
       r.ok
         ? `${s.green("✓")} nothing needs attention`
@@ -77,7 +82,8 @@ export const healthView: View<HealthResult> = {
           ]),
         "<h2>Databases</h2>",
         `<table>${r.databases.map((d) => `<tr>${cell(d.name)}${cell(d.bytes === null ? "missing" : formatBytes(d.bytes))}${d.damaged ? cell("damaged", "warn") : cell("")}${cell(d.path)}</tr>`).join("")}</table>`,
-        `<p>Pending proposals: ${r.proposals.pending ?? "unknown (state.db is damaged)"}</p>`
+        ...(r.storage.backend === "sqlite" ? [] : [`<p>Storage: ${escapeHtml(storageText(r.storage))}</p>`]),
+        `<p>Pending proposals: ${r.proposals.pending ?? pendingUnknown(r)}</p>`
       ].join("\n")
     )
   },

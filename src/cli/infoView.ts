@@ -1,5 +1,6 @@
 import type { InfoResult } from "../programs/info.js"
 import { formatBytes, table, type View } from "./render.js"
+import { storageText } from "./storageText.js"
 
 // The view of `akm info`, shared by the @effect/cli command (info.ts) and the start-up fast path (fast/info.ts).
 
@@ -14,6 +15,7 @@ export const infoView: View<InfoResult> = {
       ["state.db", db(r.databases.state)],
       ["index.db", db(r.databases.index)],
       ["logs.db", db(r.databases.logs)],
+      ["storage", r.storage.reachable ? storageText(r.storage) : s.yellow(storageText(r.storage))],
       ["bundles", `${r.bundles}${r.defaultBundle === null ? "" : ` (default: ${r.defaultBundle})`}`]
     ])
   }

@@ -35,12 +35,13 @@ import { secretCommand } from "./secret.js"
 import { okfCommand } from "./okf.js"
 import { workflowCommand } from "./workflow.js"
 import { memoryCommand } from "./memory.js"
+import { storageCommand } from "./storage.js"
 
 /** The command tree: every command of this release. */
 export const akmCommand = Command.make("akm").pipe(
   Command.withDescription(
     "A local-first agent knowledge workspace: add bundles of skills and notes, then search, show and curate them offline. Start with `akm init`, then `akm bundle add <folder>`. Example: akm search \"rotate database credentials\""
   ),
-  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand, briefCommand, scopeCommand, taskCommand, syncCommand, okfCommand, workflowCommand, questionsCommand, everythingCommand, memoryCommand])
+  Command.withSubcommands([initCommand, infoCommand, configCommand, bundleCommand, lintCommand, indexCommand, searchCommand, showCommand, curateCommand, feedbackCommand, healthCommand, rememberCommand, importCommand, createCommand, ledgerCommand, distilCommand, proposalCommand, registryCommand, completionsCommand, evidenceCommand, improveCommand, bindCommand, bindingsCommand, unbindCommand, envCommand, secretCommand, rulesCommand, routersCommand, mapsCommand, mcpCommand, briefCommand, scopeCommand, taskCommand, syncCommand, okfCommand, workflowCommand, questionsCommand, everythingCommand, memoryCommand, storageCommand])
 )
 

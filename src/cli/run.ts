@@ -38,6 +38,7 @@ import type { WorkflowRuns } from "../services/WorkflowRuns.js"
 import type { FileSystem } from "@effect/platform/FileSystem"
 import type { MemoryStore } from "../services/MemoryStore.js"
 import type { MemoryArchive } from "../services/MemoryArchive.js"
+import type { StateTransfer } from "../services/StateTransfer.js"
 import { redactReport, reportError } from "./exitCodes.js"
 import { resolveFormat, type GlobalOptions } from "./options.js"
 import { neutralise, renderError, renderResult, styleFor, type View } from "./render.js"
@@ -45,6 +46,7 @@ import { neutralise, renderError, renderResult, styleFor, type View } from "./re
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
   | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync | WorkflowRuns | StepProcess | MemoryStore | MemoryArchive
+  | StateTransfer
 
 /**
  * Layers an entry point adds to every command's live layer (runCli's

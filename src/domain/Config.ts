@@ -57,6 +57,17 @@ export const BundleConfig = Schema.Struct({
 })
 export type BundleConfig = typeof BundleConfig.Type
 
+/** The default reference of storage.url (spec 01 §6). */
+export const DEFAULT_DATABASE_URL = "env:AKM_DATABASE_URL"
+
+export const StorageConfig = Schema.Struct({
+  kind: Schema.optionalWith(Schema.Literal("sqlite", "postgres"), { default: () => "sqlite" as const }),
+  url: Schema.optional(Schema.String.pipe(Schema.filter((ref) =>
+    /^(env:[A-Za-z_][A-Za-z0-9_]*|secret:\S+)$/.test(ref) ||
+    "a credential reference — env:VAR or secret:<ref> — never the connection URL itself (it holds the password): export it as AKM_DATABASE_URL and leave url out, or store it with `akm secret set`")))
+})
+export type StorageConfig = typeof StorageConfig.Type
+
 const Section = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 export const AkmConfig = Schema.Struct({
@@ -92,6 +103,11 @@ export const AkmConfig = Schema.Struct({
   policy: Schema.optional(Section),
   proposals: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) })),
   logs: Schema.optional(Schema.Struct({ retentionDays: Schema.optional(Schema.Int.pipe(Schema.positive())) })),
+  /**
+   * Where state lives (docs/team.md): sqlite (default, the three files under $DATA) or postgres, whose URL is a
+   * credential reference (spec 01 §6; default env:AKM_DATABASE_URL), so a password never sits in this file.
+   */
+  storage: Schema.optional(StorageConfig),
   /** Strings the redactor never touches even when they look like secrets (spec 08 §2.1): public ids, test fixtures. */
   sensitive: Schema.optional(Schema.Struct({ allow: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1)))) }))
 })
@@ -114,6 +130,9 @@ export const configProblems = (config: AkmConfig): ReadonlyArray<{ path: string;
     if (bundle.writable === true && isReadOnlyKind(bundle.source.kind)) {
       problems.push({ path: `bundles.${name}.writable`, reason: `${bundle.source.kind} sources are read-only copies and cannot be writable` })
     }
+  }
+  if (config.storage?.kind === "sqlite" && config.storage.url !== undefined) {
+    problems.push({ path: "storage.url", reason: "is used only with kind: postgres; remove it or set kind: postgres" })
   }
   problems.push(...memoryPolicyProblems(config.memory))
   problems.push(...generatorConfigProblems(config.improve, config.website?.allowHosts ?? []))

@@ -48,6 +48,8 @@ export class WorkspaceUnavailable extends Data.TaggedError("WorkspaceUnavailable
    * what a user would lose without it. The CLI reports these as `database_damaged`.
    */
   readonly damaged?: { readonly loses: string } | undefined
+  /** Set when a database server (PostgreSQL) could not be reached: reported as `database_unreachable`. */
+  readonly unreachable?: { readonly server: string } | undefined
 }> {
   override get message(): string {
     return `${this.path}: ${this.reason}`

@@ -17,12 +17,10 @@ import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
 import { EvidenceStoreSqlite } from "./sqlite/EvidenceStoreSqlite.js"
-import { LogStoreSqlite } from "./sqlite/LogStoreSqlite.js"
-import { ProposalStoreSqlite } from "./sqlite/ProposalStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
-import { StateStoreSqlite } from "./sqlite/StateStoreSqlite.js"
-import { UsageLogSqlite } from "./sqlite/UsageLogSqlite.js"
+import { StateStoresLive } from "./StateStoresLive.js"
+import { StateTransferPg } from "./postgres/StateTransferPg.js"
 import { ImproveStoreSqlite } from "./sqlite/ImproveStoreSqlite.js"
 import { SandboxIndexMiniSearch } from "./memory/SandboxIndexMiniSearch.js"
 import { TokenizerGpt } from "./tokenizer/TokenizerGpt.js"
@@ -58,13 +56,13 @@ export interface AkmLiveOptions extends PathOverrides {
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
   Layer.mergeAll(
-    StateStoreSqlite,
-    UsageLogSqlite,
+    // StateStore, UsageLog, ProposalStore, LogStore (+ StorageBackend): SQLite, or PostgreSQL when storage.kind says so.
+    StateStoresLive,
+    // `akm storage migrate`: state.db into the PostgreSQL database of storage.url (connects only when run).
+    StateTransferPg,
     RedactorSqlite,
-    ProposalStoreSqlite,
     EvidenceStoreSqlite,
     TokenizerGpt,
-    LogStoreSqlite,
     MaterializerLive,
     TransactionEngineLive,
     TransactionJournalsLive,
@@ -91,6 +89,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     Layer.provideMerge(EnvFilesNode),
     // The engine and the proposal evaluation validate through the index (ChangeValidator).
     Layer.provideMerge(ChangeValidatorIndexed),
+    // Team mode (storage.kind: postgres) keeps the index in SQLite for now: IndexStorePg is wired here.
     Layer.provideMerge(IndexStoreSqlite),
     Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),

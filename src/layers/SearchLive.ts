@@ -16,6 +16,7 @@ import { migratedTo } from "./sqlite/migrationIds.js"
 import { indexMigrations, stateMigrations } from "./sqlite/migrations.js"
 import { redactorOn } from "./sqlite/redactor.js"
 import { usageLogConnection } from "./sqlite/UsageLogConnection.js"
+import { mayUsePostgres } from "./postgres/configured.js"
 
 /**
  * The services `akm search` uses on its start-up fast path (src/cli/fast/search.ts,
@@ -72,7 +73,7 @@ const mayEmbed = (configFile: string): boolean => {
 
 export const openSearchLive = (overrides: PathOverrides, track: boolean): SearchLive | undefined => {
   const paths = resolveWorkspacePaths(overrides)
-  if (mayEmbed(paths.configFile)) return undefined
+  if (mayEmbed(paths.configFile) || mayUsePostgres(paths.configFile)) return undefined
   const addon = betterSqliteAddon()
   const database: Database.Options = addon === undefined ? {} : { nativeBinding: addon }
   const workspace = makeWorkspaceConfig(paths)

@@ -13,6 +13,8 @@ import { shellCommand } from "../domain/ShellQuote.js"
 import { plural } from "../domain/Plural.js"
 import { INTAKE_ORIGIN, queuedIntake } from "./memory/status.js"
 import { EvidenceStore } from "../services/EvidenceStore.js"
+import type { StorageStatus } from "../services/StorageBackend.js"
+import { storageStatus } from "./storageStatus.js"
 
 /** Interrupted transactions recovery will not act on: every writer refuses until each is resolved. */
 const damagedJournals = Effect.map(Effect.flatMap(TransactionJournals, (journals) => journals.inspect), (damaged) =>
@@ -24,7 +26,7 @@ const damagedJournals = Effect.map(Effect.flatMap(TransactionJournals, (journals
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "memory-queued" | "bundle-name" | "damaged-journal"
+  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "memory-queued" | "bundle-name" | "damaged-journal" | "database-unreachable"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -105,7 +107,9 @@ export interface HealthResult {
   readonly bundles: ReadonlyArray<BundleHealth>
   readonly index: { readonly lastIndexed: string | null }
   readonly databases: ReadonlyArray<DatabaseHealth>
-  /** pending is null when state.db cannot be read. */
+  /** Where StateStore, UsageLog, ProposalStore and LogStore live: sqlite, or a PostgreSQL server and whether it answers. */
+  readonly storage: StorageStatus
+  /** pending is null when state.db (or the PostgreSQL server) cannot be read. */
   readonly proposals: { readonly pending: number | null }
 }
 
@@ -156,6 +160,7 @@ const memoryHealth = (policy: MemoryPolicy, size: TypeSize | undefined): MemoryH
     }
 
 const isDamaged = (error: unknown): error is WorkspaceUnavailable => error instanceof WorkspaceUnavailable && error.damaged !== undefined
+const isUnreachable = (error: unknown): error is WorkspaceUnavailable => error instanceof WorkspaceUnavailable && error.unreachable !== undefined
 
 /** Counting stops here: past it the number only says "many". */
 const PENDING_COUNT_LIMIT = 10_000
@@ -190,20 +195,28 @@ export const health = Effect.fn("health")(function* () {
   const attention: Array<Attention> = []
   // state.db and logs.db are durable or kept: damage is reported, never repaired here (R-DB-1).
   const damage: Array<DatabaseHealth["name"]> = []
+  // A PostgreSQL server that does not answer is one attention item with the hint, never a crash.
+  const unreachable = (message: string, hint: string) => {
+    if (!attention.some((a) => a.code === "database-unreachable")) attention.push({ code: "database-unreachable", message, hint })
+  }
+  const storage = yield* storageStatus
+  if (!storage.reachable && storage.problem !== undefined) unreachable(storage.problem.message, storage.problem.hint)
   const probe = <A, E, R>(name: DatabaseHealth["name"], effect: Effect.Effect<A, E, R>) =>
     effect.pipe(
       Effect.map(Option.some),
-      Effect.catchIf((error): error is E & WorkspaceUnavailable => isDamaged(error), (error) =>
+      Effect.catchIf((error): error is E & WorkspaceUnavailable => isDamaged(error) || isUnreachable(error), (error) =>
         Effect.sync(() => {
+          if (error.unreachable !== undefined) unreachable(error.message, error.hint)
           // A database read twice (proposals, then queued intake) is reported once.
-          if (!damage.includes(name)) {
+          else if (!damage.includes(name)) {
             damage.push(name)
             attention.push({ code: "database-damaged", message: error.message, hint: error.hint })
           }
           return Option.none<A>()
         }))
     )
-  const pending = yield* probe("state.db", pendingProposals)
+  // An unreachable server was already waited for (bounded) and listed once.
+  const pending = storage.reachable ? yield* probe("state.db", pendingProposals) : Option.none<number>()
   // Only an existing logs.db is read: health does not create one.
   if (yield* fs.exists(paths.logsDb).pipe(Effect.orElseSucceed(() => false))) yield* probe("logs.db", Effect.flatMap(LogStore, (logs) => logs.lines("", { limit: 1 })))
   const databases = [yield* database("state.db", paths.stateDb), yield* database("index.db", paths.indexDb), yield* database("logs.db", paths.logsDb)]
@@ -284,6 +297,7 @@ export const health = Effect.fn("health")(function* () {
     bundles: bundles.map(({ bundle, ...rest }) => ({ bundle, status: bundleStatus(bundle, attention, rest.indexedAt), ...rest })),
     index: { lastIndexed: lastIndexed ?? null },
     databases,
+    storage,
     proposals: { pending: Option.getOrNull(pending) }
   } satisfies HealthResult
 })

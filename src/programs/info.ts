@@ -1,12 +1,16 @@
 import { FileSystem } from "@effect/platform/FileSystem"
 import { Effect, Option } from "effect"
+import { storageStatus } from "./storageStatus.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 
 export interface InfoInput {
   readonly version: string
 }
 
-/** Paths, versions and sizes; reads the config but never creates or opens a database. */
+/**
+ * Paths, versions and sizes; reads the config but never creates or opens a
+ * SQLite database. With storage.kind postgres it asks the server its version.
+ */
 export const info = Effect.fn("info")(function* (input: InfoInput) {
   const workspace = yield* WorkspaceConfig
   const fs = yield* FileSystem
@@ -36,6 +40,7 @@ export const info = Effect.fn("info")(function* (input: InfoInput) {
       index: yield* db(paths.indexDb),
       logs: yield* db(paths.logsDb)
     },
+    storage: yield* storageStatus,
     bundles: Object.keys(config.bundles).length,
     defaultBundle: config.defaultBundle ?? null
   }

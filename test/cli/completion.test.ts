@@ -16,7 +16,7 @@ describe("planCompletion (the command tree alone)", () => {
   it("offers commands, then a group's subcommands, by prefix", () => {
     expect(plan("").candidates).toEqual(tree.subcommands.map((c) => c.name))
     expect(plan("se").candidates).toEqual(["search", "secret"])
-    expect(plan("s").candidates).toEqual(["search", "show", "secret", "scope", "sync"])
+    expect(plan("s").candidates).toEqual(["search", "show", "secret", "scope", "sync", "storage"])
     expect(plan("bundle", "").candidates).toEqual(["add", "create", "list", "show", "update", "rename", "remove", "export"])
     expect(plan("bundle", "re").candidates).toEqual(["rename", "remove"])
     expect(plan("proposal", "re").candidates).toEqual(["reject", "revert", "recover", "refresh"])

@@ -35,6 +35,7 @@ const PROGRAM_OF: Readonly<Record<string, ReadonlyArray<string> | null>> = {
   "memory status": ["memoryStatus"],
   "memory consolidate": ["memoryConsolidate"],
   "memory restore": ["memoryRestore"],
+  "storage migrate": ["storageMigrate"],
   "memory purge": ["memoryPurge"],
   "memory hold": ["memoryHold"],
   "import": ["importFile"],

@@ -1,6 +1,7 @@
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Layer } from "effect"
 import { makeWorkspaceConfig, resolveWorkspacePaths } from "../../layers/fs/WorkspaceConfigFile.js"
+import { mayUsePostgres } from "../../layers/postgres/configured.js"
 import { info } from "../../programs/info.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { VERSION } from "../../version.js"
@@ -20,6 +21,8 @@ export const runInfo = async (argv: ReadonlyArray<string>): Promise<number | und
   const args = parseFastArgv(INFO_SPEC, argv)
   if (args === undefined) return undefined
   const paths = resolveWorkspacePaths({ configDir: args.configDir, dataDir: args.dataDir, cacheDir: args.cacheDir })
+  // The PostgreSQL server's version and reachability are the full CLI's to report.
+  if (mayUsePostgres(paths.configFile)) return undefined
   const layer = Layer.mergeAll(Layer.sync(WorkspaceConfig, () => makeWorkspaceConfig(paths)), NodeFileSystem.layer)
   return runFast(args, { layer, flush: () => undefined, close: () => undefined }, info({ version: VERSION }), infoView)
 }

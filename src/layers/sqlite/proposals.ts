@@ -13,10 +13,11 @@ import { and, inList, sql } from "./index/sqlText.js"
  * ProposalStore's statements over state.db (migration 0003_proposals), the one
  * place they are written: the full CLI runs them on the shared state.db client
  * (ProposalStoreSqlite.ts), the health fast path on a connection of its own
- * (ProposalStoreConnection.ts), as usage.ts does for UsageLog.
+ * (ProposalStoreConnection.ts), as usage.ts does for UsageLog. The row
+ * mappers are shared with the PostgreSQL layer (postgres/ProposalStorePg.ts).
  */
 
-interface ProposalRow {
+export interface ProposalRow {
   readonly id: string
   readonly title: string
   readonly recipe: string
@@ -31,7 +32,7 @@ interface ProposalRow {
   readonly reason: string | null
 }
 
-interface ChangeRow {
+export interface ChangeRow {
   readonly proposal_id: string
   readonly position: number
   readonly bundle: string
@@ -43,14 +44,14 @@ interface ChangeRow {
   readonly mode: number | null
 }
 
-interface OutcomeRow {
+export interface OutcomeRow {
   readonly id: number
   readonly at: string
   readonly kind: ProposalOutcome["kind"]
   readonly data: string | null
 }
 
-interface AppliedRow {
+export interface AppliedRow {
   readonly bundle: string
   readonly path: string
   readonly before_hash: string | null
@@ -60,10 +61,10 @@ interface AppliedRow {
 
 const encoder = new TextEncoder()
 
-const bytesOf = (after: string | Uint8Array): Uint8Array => (typeof after === "string" ? encoder.encode(after) : after)
+export const bytesOf = (after: string | Uint8Array): Uint8Array => (typeof after === "string" ? encoder.encode(after) : after)
 
 /** A change as stored; the after-bytes are checked against their hash on the way out (R-TX-2). */
-const toChange = (filename: string) => (row: ChangeRow): FileChange | WorkspaceUnavailable => {
+export const toChange = (filename: string) => (row: ChangeRow): FileChange | WorkspaceUnavailable => {
   const base = { bundle: row.bundle, path: row.path, beforeHash: row.before_hash, ...(row.mode === null ? {} : { mode: row.mode }) }
   if (row.after === null) return { ...base, delete: true }
   const bytes = new Uint8Array(row.after)
@@ -86,7 +87,7 @@ const toChange = (filename: string) => (row: ChangeRow): FileChange | WorkspaceU
   return { ...base, after: text }
 }
 
-const toApplied = (row: AppliedRow): AppliedFile => ({
+export const toApplied = (row: AppliedRow): AppliedFile => ({
   bundle: row.bundle,
   path: row.path,
   beforeHash: row.before_hash,
@@ -94,12 +95,12 @@ const toApplied = (row: AppliedRow): AppliedFile => ({
   ...(row.backup === null ? {} : { backup: row.backup })
 })
 
-const toOutcome = (row: OutcomeRow, applied: ReadonlyArray<AppliedFile>): ProposalOutcome => {
+export const toOutcome = (row: OutcomeRow, applied: ReadonlyArray<AppliedFile>): ProposalOutcome => {
   const data = row.data === null ? {} : (JSON.parse(row.data) as Omit<ProposalOutcome, "id" | "at" | "kind" | "changes">)
   return { id: row.id, at: row.at, kind: row.kind, ...data, ...(applied.length === 0 ? {} : { changes: applied }) }
 }
 
-const summaryOf = (row: ProposalRow, changes: ReadonlyArray<ChangeRow>): ProposalSummary => ({
+export const summaryOf = (row: ProposalRow, changes: ReadonlyArray<ChangeRow>): ProposalSummary => ({
   id: row.id,
   title: row.title,
   recipe: row.recipe,
@@ -108,6 +109,30 @@ const summaryOf = (row: ProposalRow, changes: ReadonlyArray<ChangeRow>): Proposa
   createdAt: row.created_at,
   files: changes.map((c) => ({ bundle: c.bundle, path: c.path, action: c.after === null ? "delete" : c.before_hash === null ? "create" : "update" }))
 })
+
+/** A stored proposal with its changes (hash-checked, R-TX-2) and, once accepted, its backup. */
+export const proposalOf = (filename: string, row: ProposalRow, changes: ReadonlyArray<ChangeRow>, applied: ReadonlyArray<AppliedFile>): Effect.Effect<Proposal, WorkspaceUnavailable> => {
+  const decoded = changes.map(toChange(filename))
+  const broken = decoded.find((c): c is WorkspaceUnavailable => c instanceof WorkspaceUnavailable)
+  if (broken !== undefined) return Effect.fail(broken)
+  const backup = applied.flatMap((a) => (a.backup === undefined ? [] : [{ bundle: a.bundle, path: a.path, hash: a.backup }]))
+  return Effect.succeed({
+    id: row.id,
+    title: row.title,
+    recipe: row.recipe,
+    changeClass: row.change_class,
+    changes: decoded as ReadonlyArray<FileChange>,
+    evidence: JSON.parse(row.evidence) as Proposal["evidence"],
+    fingerprint: row.fingerprint,
+    ...(row.evaluation === null ? {} : { evaluation: JSON.parse(row.evaluation) as NonNullable<Proposal["evaluation"]> }),
+    status: row.status,
+    createdAt: row.created_at,
+    ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
+    ...(row.decided_by === null ? {} : { decidedBy: row.decided_by }),
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    ...(backup.length === 0 ? {} : { backup })
+  })
+}
 
 /** ProposalStore over state.db at `filename`, through whichever driver `driver` opens. */
 export const proposalStoreOn = (filename: string, driver: Effect.Effect<SqlDriver, StateStoreError>): ProposalStore["Type"] => {
@@ -164,33 +189,7 @@ export const proposalStoreOn = (filename: string, driver: Effect.Effect<SqlDrive
           const applied = row.status === "accepted" || row.status === "reverted" ? yield* appliedOf(db, id) : []
           return { row, changes, applied }
         })
-      ).pipe(
-        Effect.flatMap((found) => {
-          if (found === undefined) return Effect.succeed(undefined)
-          const { row, changes, applied } = found
-          const decoded = changes.map(toChange(filename))
-          const broken = decoded.find((c): c is WorkspaceUnavailable => c instanceof WorkspaceUnavailable)
-          if (broken !== undefined) return Effect.fail(broken)
-          const backup = applied.flatMap((a) => (a.backup === undefined ? [] : [{ bundle: a.bundle, path: a.path, hash: a.backup }]))
-          const proposal: Proposal = {
-            id: row.id,
-            title: row.title,
-            recipe: row.recipe,
-            changeClass: row.change_class,
-            changes: decoded as ReadonlyArray<FileChange>,
-            evidence: JSON.parse(row.evidence) as Proposal["evidence"],
-            fingerprint: row.fingerprint,
-            ...(row.evaluation === null ? {} : { evaluation: JSON.parse(row.evaluation) as NonNullable<Proposal["evaluation"]> }),
-            status: row.status,
-            createdAt: row.created_at,
-            ...(row.decided_at === null ? {} : { decidedAt: row.decided_at }),
-            ...(row.decided_by === null ? {} : { decidedBy: row.decided_by }),
-            ...(row.reason === null ? {} : { reason: row.reason }),
-            ...(backup.length === 0 ? {} : { backup })
-          }
-          return Effect.succeed(proposal)
-        })
-      ),
+      ).pipe(Effect.flatMap((found) => (found === undefined ? Effect.succeed(undefined) : proposalOf(filename, found.row, found.changes, found.applied)))),
 
     idsStartingWith: (prefix, limit) =>
       read((db) =>

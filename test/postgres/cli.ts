@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { Effect, Redacted } from "effect"
+import { connectPg } from "../../src/layers/postgres/client.js"
+import { makeWorkspace, type Workspace } from "../support/cli.js"
+import { TEST_DATABASE_URL } from "./pgTestDb.js"
+
+/**
+ * Two akm "servers" — two workspaces with their own $DATA and $CACHE — on one
+ * PostgreSQL database (a schema of its own): what one records, the other sees.
+ */
+export const cliSuite = () =>
+  describe("akm CLI with storage.kind postgres: two servers on one database", () => {
+    const schema = `akm_t_cli_${process.pid}_${Date.now()}`
+    const admin = (statement: string) =>
+      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe(statement))))
+    const url = new URL(TEST_DATABASE_URL!)
+    url.searchParams.set("options", `-c search_path=${schema}`)
+    const env = { AKM_DATABASE_URL: url.toString() }
+    let a: Workspace
+    let b: Workspace
+
+    beforeAll(async () => {
+      await admin(`CREATE SCHEMA ${schema}`)
+      a = makeWorkspace()
+      b = makeWorkspace()
+      for (const ws of [a, b]) {
+        await ws.run(["init"], { env })
+        writeFileSync(join(ws.configDir, "config.yaml"), "storage:\n  kind: postgres\n")
+      }
+    }, 600_000)
+    afterAll(async () => {
+      a?.cleanup()
+      b?.cleanup()
+      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    })
+
+    it("info and health name the backend, the server and its version, never the URL's credentials", async () => {
+      const info = await a.run(["info", "--format", "json"], { env })
+      expect(info.code).toBe(0)
+      expect(info.json().storage).toMatchObject({ backend: "postgres", server: `postgres://${url.host}${url.pathname}`, reachable: true })
+      expect(info.json().storage.version).toMatch(/^\d+/)
+      expect(info.stdout).not.toContain("search_path")
+      const health = await b.run(["health", "--format", "json"], { env })
+      expect(health.code).toBe(0)
+      expect(health.json()).toMatchObject({ ok: true, storage: { backend: "postgres", reachable: true }, proposals: { pending: 0 } })
+    })
+
+    it("a remember through server A is an accepted proposal that server B lists", async () => {
+      await a.run(["bundle", "create", "team", "--adapter", "akm"], { env })
+      const remembered = await a.run(["remember", "the staging database listens on port 6543", "--bundle", "team", "--format", "json"], { env })
+      expect(remembered.code).toBe(0)
+      const listed = await b.run(["proposal", "list", "--format", "json"], { env })
+      expect(listed.code).toBe(0)
+      const proposals = listed.json().proposals ?? listed.json()
+      expect(JSON.stringify(proposals)).toContain("accepted")
+      expect(JSON.stringify(proposals)).toContain('"bundle":"team","path":"memories/')
+    })
+
+    it("storage migrate copies a SQLite workspace's state into an empty database, counts verified, and refuses a second run", async () => {
+      const target = `${schema}_mig`
+      await admin(`CREATE SCHEMA ${target}`)
+      try {
+        const c = makeWorkspace()
+        try {
+          await c.run(["init"])
+          await c.run(["bundle", "create", "solo", "--adapter", "akm"])
+          expect((await c.run(["remember", "deploys need the release checklist first", "--bundle", "solo", "--format", "json"])).code).toBe(0)
+          await c.run(["search", "release checklist"])
+          const ref = (await c.run(["search", "release checklist", "--format", "json"])).json().hits[0].ref
+          await c.run(["show", ref])
+          expect((await c.run(["feedback", ref, "--positive"])).code).toBe(0)
+          const before = (await c.run(["proposal", "list", "--format", "json"])).json()
+
+          const to = new URL(TEST_DATABASE_URL!)
+          to.searchParams.set("options", `-c search_path=${target}`)
+          const migrateEnv = { AKM_DATABASE_URL: to.toString() }
+          writeFileSync(join(c.configDir, "config.yaml"), "storage:\n  kind: postgres\n", { flag: "a" })
+          const migrated = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
+          expect(migrated.code, migrated.stderr).toBe(0)
+          const tables = new Map(migrated.json().tables.map((t: { table: string; source: number; target: number }) => [t.table, t]))
+          for (const t of tables.values() as Iterable<{ source: number; target: number }>) expect(t.target).toBe(t.source)
+          for (const table of ["events", "usage_events", "feedback", "utility", "proposals", "proposal_changes", "proposal_outcomes"]) {
+            expect((tables.get(table) as { source: number }).source, table).toBeGreaterThan(0)
+          }
+          expect(migrated.stdout).not.toContain("search_path")
+          // Now served from PostgreSQL: the same proposals, and the learned utility carried over.
+          const after = (await c.run(["proposal", "list", "--format", "json"], { env: migrateEnv })).json()
+          expect(after).toEqual(before)
+          const again = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
+          expect(again.code).toBe(1)
+          expect(again.error().error).toMatchObject({ code: "conflict" })
+          expect(again.error().error.message).toContain("already holds state")
+        } finally {
+          c.cleanup()
+        }
+      } finally {
+        await admin(`DROP SCHEMA IF EXISTS ${target} CASCADE`)
+      }
+    })
+  })
