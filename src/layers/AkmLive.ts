@@ -14,11 +14,11 @@ import { EmbeddingsLive } from "./embeddings/EmbeddingsLive.js"
 import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { TransactionJournalsLive } from "./fs/TransactionJournalsLive.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
-import { IndexStoreSqlite } from "./sqlite/IndexStoreSqlite.js"
 import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
 import { EvidenceStoreSqlite } from "./sqlite/EvidenceStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
+import { IndexStoreLive } from "./IndexStoreLive.js"
 import { StateStoresLive } from "./StateStoresLive.js"
 import { StateTransferPg } from "./postgres/StateTransferPg.js"
 import { ImproveStoreSqlite } from "./sqlite/ImproveStoreSqlite.js"
@@ -84,13 +84,13 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
   ).pipe(
     // Tasks (spec 07 §3): the scheduler table config.yaml names (runtime.crontabFile), else the user's crontab.
     Layer.provideMerge(CrontabLive),
-    // Runtime (spec 07): credentials read secret files through EnvFiles.
-    Layer.provideMerge(CredentialsLive),
-    Layer.provideMerge(EnvFilesNode),
     // The engine and the proposal evaluation validate through the index (ChangeValidator).
     Layer.provideMerge(ChangeValidatorIndexed),
-    // Team mode (storage.kind: postgres) keeps the index in SQLite for now: IndexStorePg is wired here.
-    Layer.provideMerge(IndexStoreSqlite),
+    // index.db, or the team database when storage.kind is postgres (decision 0034).
+    Layer.provideMerge(IndexStoreLive),
+    // Runtime (spec 07): credentials read secret files through EnvFiles; the team database's URL resolves through them.
+    Layer.provideMerge(CredentialsLive),
+    Layer.provideMerge(EnvFilesNode),
     Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),
     Layer.provideMerge(options.crashPoints ?? CrashPointsNone),

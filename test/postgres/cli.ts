@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { connectPg } from "../../src/layers/postgres/client.js"
@@ -57,6 +57,26 @@ export const cliSuite = () =>
       expect(JSON.stringify(proposals)).toContain("accepted")
       expect(JSON.stringify(proposals)).toContain('"bundle":"team","path":"memories/')
     })
+
+    it("one index on the database: what server A indexes and remembers, server B searches and shows (issue 27 items 1, 6)", async () => {
+      // A bundle on storage both servers mount at the same path (docs/team.md).
+      const shared = a.folder("shared-kb", { "knowledge/runbook.md": "---\ndescription: Restart the billing queue\n---\n# Billing queue\n\nDrain, then restart the billing workers.\n" })
+      for (const ws of [a, b]) expect((await ws.run(["bundle", "add", shared, "--name", "kb", "--adapter", "akm", "--writable"], { env })).code).toBe(0)
+      const indexed = await a.run(["index"], { env })
+      expect(indexed.code, indexed.stderr).toBe(0)
+      const found = await b.run(["search", "billing workers", "--format", "json"], { env })
+      expect(found.code, found.stderr).toBe(0)
+      expect(found.json().hits[0].ref).toBe("kb//knowledge/runbook")
+      expect(existsSync(join(b.dataDir, "index.db"))).toBe(false)
+
+      const remembered = await a.run(["remember", "the billing queue drains in about ninety seconds", "--bundle", "kb", "--format", "json"], { env })
+      expect(remembered.code, remembered.stderr).toBe(0)
+      const hit = (await b.run(["search", "billing queue drains ninety seconds", "--format", "json"], { env })).json().hits[0]
+      expect(hit.ref).toMatch(/^kb\/\/memories\//)
+      const shown = await b.run(["show", hit.ref, "--no-track"], { env })
+      expect(shown.code, shown.stderr).toBe(0)
+      expect(shown.stdout).toContain("ninety seconds")
+    }, 240_000)
 
     it("storage migrate copies a SQLite workspace's state into an empty database, counts verified, and refuses a second run", async () => {
       const target = `${schema}_mig`
