@@ -244,4 +244,36 @@ describe("questions: the interrupt budget and nothing asked twice", () => {
     expect(recurrence.code).not.toBe(0)
     expect(recurrence.error().error.message).toContain("recurring failure")
   }, SLOW)
+
+  it("the batch is kept in the workspace cache while the ledger's stats stay; a changed, added or same-size-edited record rebuilds it", async () => {
+    const repo = await setUp(workspace, "cached")
+    const dir = repo.dir
+    expect((await workspace.run(ask(1, "Which currency do refunds use?"), { cwd: dir })).code).toBe(0)
+    // Inputs younger than two seconds are never cached (a stat cannot tell a same-size edit within the clock's resolution).
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    type Batch = { asked: Array<{ id: string; asked: string }> }
+    const ids = (b: Batch) => b.asked.map((q) => q.id)
+    expect(ids((await workspace.run(["questions"], { cwd: dir })).json<Batch>())).toEqual(["question/question-1"])
+    const derived = join(workspace.cacheDir, "derived")
+    // This project's cache file: the one the last run wrote (others in the workspace belong to other projects).
+    const cacheFile = readdirSync(derived).filter((n) => n.endsWith("-questions.json")).map((n) => join(derived, n)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
+    // A planted question shows that an unchanged ledger is read from the cache, not parsed again.
+    const stored = JSON.parse(readFileSync(cacheFile, "utf8")) as { value: { questions: Array<Record<string, unknown>> } }
+    stored.value.questions.push({ ...stored.value.questions[0], id: "question/planted" })
+    writeFileSync(cacheFile, JSON.stringify(stored))
+    expect(ids((await workspace.run(["questions"], { cwd: dir })).json<Batch>()).sort()).toEqual(["question/planted", "question/question-1"])
+
+    // A same-size edit of a record (its stats change, its length does not) rebuilds the batch.
+    const record = join(dir, ".ai/ledger/question/question-1.md")
+    const text = readFileSync(record, "utf8")
+    writeFileSync(record, text.replace("Which currency", "Whose currency"))
+    expect(readFileSync(record).length).toBe(Buffer.byteLength(text))
+    const edited = (await workspace.run(["questions"], { cwd: dir })).json<Batch>()
+    expect(ids(edited)).toEqual(["question/question-1"])
+    expect(edited.asked[0]!.asked).toContain("Whose currency")
+
+    // A new record rebuilds it too.
+    expect((await workspace.run(ask(2, "Who owns the payments service?"), { cwd: dir })).code).toBe(0)
+    expect(ids((await workspace.run(["questions"], { cwd: dir })).json<Batch>()).sort()).toEqual(["question/question-1", "question/question-2"])
+  }, SLOW)
 })
