@@ -110,7 +110,8 @@ const run = async (args) => {
     const code = await load(fast.bundle)[fast.run](args)
     if (code !== undefined) return code
   }
-  return load("main").runCli(args)
+  // The command tree the build read from the CLI's descriptors: describing them again costs more than the file.
+  return load("main").runCli(args, {}, readJson(join(dist, "cli", "command-tree.json")))
 }
 
 const internalError = (error) => {

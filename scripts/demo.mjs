@@ -39,7 +39,7 @@ const steps = [
   { say: "An agent hits a failure and records it once, the symptom as first seen", args: ["ledger", "add", "failure", "--bundle", "shop", "--title", "Migration lock timeout", ...demoFailure(17, "LockTimeout: migrate src/db/migrations/0042.sql:17 waited 5000ms for the orders table lock", "2026-08-14")] },
   { say: "The same failure twelve days later (another line, other times): the same fingerprint, so one record with a second occurrence", args: ["ledger", "add", "failure", "--bundle", "shop", ...demoFailure(93, "LockTimeout: migrate src/db/migrations/0042.sql:93 waited 12.5s for the orders table lock", "2026-08-26")] },
   { say: "Seen twice: distil asks whether it should become a rule, a skill or neither, with the rule already drafted", args: ["distil", "--bundle", "shop"] },
-  { say: "Two of the shop's rules disagree on files both cover: reported with the files and an ADR stub, never resolved (exit 1)", args: ["rules", "conflicts", "--bundle", "shop"], exit: 1 },
+  { say: "A teammate edits rule 02 so it forbids what rule 01 mandates, on files both cover: the conflict is reported with the files and an ADR stub, never resolved (exit 1)", args: ["rules", "conflicts", "--bundle", "shop"], exit: 1, before: () => introduceConflict() },
   { say: "One contract, eleven agent router files (AGENTS.md, CLAUDE.md, Cursor, Copilot …), each with its size", args: ["routers", "write", "--bundle", "shop"] },
   { say: "Someone edits CLAUDE.md by hand inside the generated region: routers check names the file and the section (exit 1)", args: ["routers", "check", "--bundle", "shop"], exit: 1, before: () => handEditRouter() },
   { say: "Writing again restores the generated text; hand-written text outside the markers would be kept byte for byte", args: ["routers", "write", "--bundle", "shop"] },
@@ -120,11 +120,14 @@ const writeCandidate = () => {
   const page = readFileSync(join(repo, "examples", "notes", "ops", "disk-full-runbook.md"), "utf8")
   writeFileSync(join(out, "disk-full-runbook.md"), page.replace("description: Finding what filled a disk", "description: When a server runs out of space — finding what filled a disk"))
 }
-/** The example's rule 02 no longer forbids what rule 01 mandates: index builds get a migration of their own. */
-const resolveConflict = () => {
-  const file = join(projectRepo, "rules", "02-concurrent-index-builds.md")
-  writeFileSync(file, readFileSync(file, "utf8").replace('{ must: false, subject: "Run each migration inside one transaction." }', '{ must: true, subject: "build indexes concurrently in a migration of their own" }'))
+/** The example's rules agree (index builds get a migration of their own); the demo's copy makes rule 02 forbid what rule 01 mandates. */
+const RULE_02 = join("rules", "02-concurrent-index-builds.md")
+const introduceConflict = () => {
+  const file = join(projectRepo, RULE_02)
+  writeFileSync(file, readFileSync(file, "utf8").replace('{ must: true, subject: "build indexes concurrently in a migration of their own" }', '{ must: false, subject: "Run each migration inside one transaction." }'))
 }
+/** Resolved by hand: rule 02 back as the example ships it. */
+const resolveConflict = () => writeFileSync(join(projectRepo, RULE_02), readFileSync(join(repo, "examples", "project", RULE_02), "utf8"))
 /** The demo failure's id (its fingerprint). */
 const failureId = () => readdirSync(join(projectRepo, ".ai", "ledger", "failure")).find((name) => name.endsWith(".md")).replace(/\.md$/, "")
 const handEditRouter = () => {

@@ -77,9 +77,12 @@ export const helpTexts = (): Record<string, string> => {
 /**
  * Runs the CLI on argv and resolves to the process exit code (spec 09 §2).
  * `seams` adds layers to every command (a test-only entry point passes the
- * CrashPoints test layer); bin/akm.js passes none.
+ * CrashPoints test layer); bin/akm.js passes none. `tree` is the command
+ * tree the build wrote (dist/cli/command-tree.json): reading it is a few
+ * milliseconds, describing the commands again a tenth of a second or more.
  */
-export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}): Promise<number> => {
+export const runCli = async (argv: ReadonlyArray<string>, seams: CliSeams = {}, tree?: CommandNode): Promise<number> => {
+  if (tree !== undefined && Array.isArray(tree.subcommands)) described ??= tree
   // Plumbing for the shell scripts of `akm completions`, not a command: its words are never parsed as options.
   if (argv[0] === "__complete") return runComplete(commandTree(), argv.slice(1))
   const hoisted = hoistGlobalOptions(argv)

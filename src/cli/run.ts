@@ -11,6 +11,7 @@ import type { ImproveStore } from "../services/ImproveStore.js"
 import type { SandboxIndex } from "../services/SandboxIndex.js"
 import type { BundleFiles } from "../services/BundleFiles.js"
 import type { ChangeValidator } from "../services/ChangeValidator.js"
+import type { FileStamps } from "../services/FileStamps.js"
 import type { GitHistory } from "../services/GitHistory.js"
 import type { GitSync } from "../services/GitSync.js"
 import type { IndexStore } from "../services/IndexStore.js"
@@ -45,7 +46,7 @@ import { neutralise, renderError, renderResult, styleFor, type View } from "./re
 
 /** Services the CLI provides to every program. */
 export type AkmServices = ImproveStore | SandboxIndex | WorkspaceConfig | StateStore | LogStore | IndexStore | ItemProjector | Materializer | Adapters | BundleFiles | ChangeValidator | Transaction | TransactionJournals | ProposalStore | EvidenceStore | UsageLog | Redactor | Tokenizer | Progress | GitHistory | FileSystem
-  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync | WorkflowRuns | StepProcess | MemoryStore | MemoryArchive
+  | Bindings | EnvFiles | Credentials | ChildProcess | StateDb | Crontab | TaskStore | GitSync | WorkflowRuns | StepProcess | MemoryStore | MemoryArchive | FileStamps
   | StateTransfer
 
 /**

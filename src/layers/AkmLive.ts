@@ -4,6 +4,7 @@ import type { PathOverrides } from "../domain/Paths.js"
 import type { CrashPoints } from "../services/CrashPoints.js"
 import { AdaptersBuiltIn } from "./adapters/registry.js"
 import { BundleFilesNode } from "./fs/BundleFilesNode.js"
+import { FileStampsNode } from "./fs/FileStampsNode.js"
 import { GitHistoryIsomorphic } from "./git/GitHistoryIsomorphic.js"
 import { GitSyncIsomorphic } from "./git/GitSyncIsomorphic.js"
 import { MaterializerLive } from "./materializers/MaterializerLive.js"
@@ -94,6 +95,7 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     Layer.provideMerge(ProgressStderr(options.quiet ?? false)),
     Layer.provideMerge(AdaptersBuiltIn),
     Layer.provideMerge(options.crashPoints ?? CrashPointsNone),
+    Layer.provideMerge(FileStampsNode),
     Layer.provideMerge(BundleFilesNode),
     Layer.provideMerge(StateDbLive),
     Layer.provideMerge(WorkspaceConfigLive(options)),

@@ -36,11 +36,14 @@ const failure = (line: number, date: string) => [
   "--date", date
 ]
 
-/** The example's two rules disagree on purpose (the harden demo); the team resolves it by narrowing rule 02's mandate. */
+/** The example's rules agree; a teammate's edit makes rule 02 forbid what rule 01 mandates (the conflict the gate must name). */
 const RULE_02 = "rules/02-concurrent-index-builds.md"
-const resolveConflict = (dir: string) => {
+const SHIPPED_MANDATE = `{ must: true, subject: "build indexes concurrently in a migration of their own" }`
+const introduceConflict = (dir: string) => {
   const file = join(dir, RULE_02)
-  writeFileSync(file, readFileSync(file, "utf8").replace(`{ must: false, subject: "Run each migration inside one transaction." }`, `{ must: true, subject: "build indexes concurrently in a migration of their own" }`))
+  const text = readFileSync(file, "utf8")
+  expect(text).toContain(SHIPPED_MANDATE)
+  writeFileSync(file, text.replace(SHIPPED_MANDATE, `{ must: false, subject: "Run each migration inside one transaction." }`))
 }
 
 type Step = { step: string; status: string; problems: Array<string> }
@@ -74,17 +77,15 @@ describe("everything on the example project: the issue's done-when", () => {
   const workspace = makeWorkspace()
   afterAll(workspace.cleanup)
 
-  it("--check fires on an undecided recurrence; after distil decide, --all then --check exit 0 and --check writes nothing; a rule conflict, a drifted router, brief or a malformed ledger each fail it by name", async () => {
+  it("the done-when: after distil decide on the recurring failure, --all then --check exit 0 and --check writes nothing; an introduced rule conflict fails it by name, as do a drifted router, brief or a malformed ledger", async () => {
     const repo = await setUp(workspace, "shop")
     const dir = repo.dir
+    // The shipped example is conflict-free: the conflict below is this test's own.
+    expect((await workspace.run(["rules", "conflicts"], { cwd: dir })).code).toBe(0)
+    // The example's recurring failure: the same lock timeout twice.
     for (const [line, date] of [[17, "2026-08-14"], [93, "2026-08-26"]] as const) expect((await workspace.run(failure(line, date), { cwd: dir })).code).toBe(0)
-    resolveConflict(dir)
-
-    const all = await workspace.run(["everything", "--all"], { cwd: dir })
-    expect(all.code, all.stderr).toBe(0)
-    expect(ran(all.json<Result>())).toEqual(["CAPTURE", "DISTIL", "HARDEN", "PROJECT", "SURFACE", "INDEX", "LINT"])
     // The recurrence is the first question of the batch.
-    const recurring = all.json<Result>().questions.asked[0]!.id
+    const recurring = (await workspace.run(["questions"], { cwd: dir })).json<Result["questions"]>().asked[0]!.id
     expect(recurring).toMatch(/^failure\/lock-timeout-/)
 
     // Fires: the recurrence waits for a decision.
@@ -93,22 +94,23 @@ describe("everything on the example project: the issue's done-when", () => {
     expect(undecided.stdout).toContain(`undecided recurrence: ${recurring}`)
 
     expect((await workspace.run(["distil", "decide", recurring, "--as", "neither", "--note", "the lock timeout and retry already cover it"], { cwd: dir })).code).toBe(0)
-    const again = await workspace.run(["everything", "--all"], { cwd: dir })
-    expect(again.code, again.stderr).toBe(0)
+    const all = await workspace.run(["everything", "--all"], { cwd: dir })
+    expect(all.code, all.stderr).toBe(0)
+    expect(ran(all.json<Result>())).toEqual(["CAPTURE", "DISTIL", "HARDEN", "PROJECT", "SURFACE", "INDEX", "LINT"])
     const before = snapshot(dir)
     const gate = await workspace.run(["everything", "--check"], { cwd: dir })
     expect(gate.code, JSON.stringify(problems(gate.json<Result>()))).toBe(0)
     expect(problems(gate.json<Result>())).toEqual([])
     expect(snapshot(dir)).toEqual(before)
 
-    // Fires: the conflict the example ships with, back again.
+    // Fires: a rule conflict introduced by hand.
     const rule = join(dir, RULE_02)
-    const resolved = readFileSync(rule, "utf8")
-    writeFileSync(rule, exampleFiles()[RULE_02]!)
+    const agreed = readFileSync(rule, "utf8")
+    introduceConflict(dir)
     const conflict = await workspace.run(["everything", "--check", "--format", "text"], { cwd: dir })
     expect(conflict.code).toBe(1)
     expect(conflict.stdout).toMatch(/rule conflict: 01 \(rules\/01-migrations-in-one-transaction\.md:\d+\) and 02 \(rules\/02-concurrent-index-builds\.md:\d+\)/)
-    writeFileSync(rule, resolved)
+    writeFileSync(rule, agreed)
 
     // Fires: a hand edit inside a router's generated region.
     const claude = join(dir, "CLAUDE.md")
@@ -141,7 +143,6 @@ describe("everything on the example project: the issue's done-when", () => {
       "docs/notes/history.md": `# History\n\n${"How the shop grew. ".repeat(30)}\n`
     })
     const dir = repo.dir
-    resolveConflict(dir)
     expect((await workspace.run(["everything", "--all"], { cwd: dir })).code).toBe(0)
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "the pipeline's output")
@@ -242,5 +243,37 @@ describe("questions: the interrupt budget and nothing asked twice", () => {
     const recurrence = await workspace.run(["questions", "answer", first.asked[0]!.id, "--answer", "neither"], { cwd: dir })
     expect(recurrence.code).not.toBe(0)
     expect(recurrence.error().error.message).toContain("recurring failure")
+  }, SLOW)
+
+  it("the batch is kept in the workspace cache while the ledger's stats stay; a changed, added or same-size-edited record rebuilds it", async () => {
+    const repo = await setUp(workspace, "cached")
+    const dir = repo.dir
+    expect((await workspace.run(ask(1, "Which currency do refunds use?"), { cwd: dir })).code).toBe(0)
+    // Inputs younger than two seconds are never cached (a stat cannot tell a same-size edit within the clock's resolution).
+    await new Promise((resolve) => setTimeout(resolve, 2_500))
+    type Batch = { asked: Array<{ id: string; asked: string }> }
+    const ids = (b: Batch) => b.asked.map((q) => q.id)
+    expect(ids((await workspace.run(["questions"], { cwd: dir })).json<Batch>())).toEqual(["question/question-1"])
+    const derived = join(workspace.cacheDir, "derived")
+    // This project's cache file: the one the last run wrote (others in the workspace belong to other projects).
+    const cacheFile = readdirSync(derived).filter((n) => n.endsWith("-questions.json")).map((n) => join(derived, n)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]!
+    // A planted question shows that an unchanged ledger is read from the cache, not parsed again.
+    const stored = JSON.parse(readFileSync(cacheFile, "utf8")) as { value: { questions: Array<Record<string, unknown>> } }
+    stored.value.questions.push({ ...stored.value.questions[0], id: "question/planted" })
+    writeFileSync(cacheFile, JSON.stringify(stored))
+    expect(ids((await workspace.run(["questions"], { cwd: dir })).json<Batch>()).sort()).toEqual(["question/planted", "question/question-1"])
+
+    // A same-size edit of a record (its stats change, its length does not) rebuilds the batch.
+    const record = join(dir, ".ai/ledger/question/question-1.md")
+    const text = readFileSync(record, "utf8")
+    writeFileSync(record, text.replace("Which currency", "Whose currency"))
+    expect(readFileSync(record).length).toBe(Buffer.byteLength(text))
+    const edited = (await workspace.run(["questions"], { cwd: dir })).json<Batch>()
+    expect(ids(edited)).toEqual(["question/question-1"])
+    expect(edited.asked[0]!.asked).toContain("Whose currency")
+
+    // A new record rebuilds it too.
+    expect((await workspace.run(ask(2, "Who owns the payments service?"), { cwd: dir })).code).toBe(0)
+    expect(ids((await workspace.run(["questions"], { cwd: dir })).json<Batch>()).sort()).toEqual(["question/question-1", "question/question-2"])
   }, SLOW)
 })

@@ -84,13 +84,21 @@ const walk = async (dir: string, since: number): Promise<{ root: string; commits
   return { root, commits }
 }
 
+/**
+ * isomorphic-git's cache of parsed index files, shared by this layer's reads:
+ * the scope plan lists the tracked files and then walks the working tree, and
+ * a 3,000-entry index costs a parse and a checksum each time. Safe to share:
+ * an index is re-read whenever its file's stats change.
+ */
+const indexCache = {}
+
 /** The index's paths: what `git ls-files` lists (an empty list before the first `git add`). */
 const tracked = async (dir: string): Promise<{ root: string; files: ReadonlyArray<string> }> => {
   const root = await git.findRoot({ fs: readOnlyFs, filepath: path.resolve(dir) }).catch(() => {
     throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
   })
   const local = openLocalRepository(root)
-  const files = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache: {} })
+  const files = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache: indexCache })
   return { root, files: [...files].sort() }
 }
 
@@ -172,7 +180,7 @@ const working = async (dir: string, skip: (path: string) => boolean): Promise<{ 
     throw new Unreadable("not inside a git work tree", "run it in the repository, or `git init` and commit first")
   })
   const local = openLocalRepository(root)
-  const cache = {}
+  const cache = indexCache
   const head = await git.resolveRef({ fs: readOnlyFs, gitdir: local.gitdir, ref: local.head ?? "HEAD" }).catch(() => undefined)
   const staged = await git.listFiles({ fs: readOnlyFs, dir: root, gitdir: local.gitdir, cache })
   let rows: ReadonlyArray<Row>

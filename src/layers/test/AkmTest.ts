@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
+import { FileStampsNode } from "../fs/FileStampsNode.js"
 import { GitHistoryIsomorphic } from "../git/GitHistoryIsomorphic.js"
 import { MaterializerLive } from "../materializers/MaterializerLive.js"
 import { ProgressSilent } from "../fs/ProgressTerminal.js"
@@ -65,6 +66,7 @@ export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, Redactor
   Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
   Layer.provideMerge(CrashPointsNone),
+  Layer.provideMerge(FileStampsNode),
   Layer.provideMerge(BundleFilesNode),
   Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),

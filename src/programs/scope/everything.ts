@@ -225,12 +225,21 @@ export const everything = Effect.fn("everything")(function* (input: EverythingIn
   }
 
   // Each station that ran records the inputs it saw, after the pass (so its own outputs are not new work next time).
+  const at = Date.now()
   if (!check && ran.size > 0) {
     const after = yield* scopeState(target)
-    const at = Date.now()
     for (const station of ran) {
       if (steps.some((s) => s.step === station && s.status === "failed")) continue
       yield* recordStationRun(target.name, { station, at, ...(after.head === undefined ? {} : { head: after.head }), inputs: yield* contentHashes(target, after.inputs[station]) })
+    }
+  }
+  // A station the plan skipped after commits had nothing in them: it is up to date as of this HEAD, with the inputs it
+  // saw before. Without this, every later plan re-reads the history since its last real run (a read that grows with it).
+  if (mode === "scoped" && state.head !== undefined) {
+    for (const station of STATIONS) {
+      const run = state.runs.get(station)
+      if (run === undefined || run.head === state.head || !steps.some((s) => s.step === station && s.status === "skipped")) continue
+      yield* recordStationRun(target.name, { ...run, at, head: state.head })
     }
   }
   const questions = yield* questionBatch(target)

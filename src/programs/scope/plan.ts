@@ -9,6 +9,7 @@ import { resolveProjectBundle, type ProjectTarget } from "../ledger/projectBundl
 import { readProjectConfig } from "../ledger/store.js"
 import { readOptional } from "../project/files.js"
 import { loadRules, type ProjectInput } from "../project/rules.js"
+import { derivedCache } from "./derivedCache.js"
 import { contentHashes, lastStationRuns, type StationRun } from "./stationRuns.js"
 
 export interface ScopePlan {
@@ -25,6 +26,23 @@ const relativeTo = (gitRoot: string, projectRoot: string, changes: ReadonlyArray
   if (prefix === "") return changes
   return changes.filter((c) => c.path.startsWith(`${prefix}/`)).map((c) => ({ ...c, path: c.path.slice(prefix.length + 1) }))
 }
+
+/** What the plan needs of .ai/index.json: whether it is there and well-formed, and each item's path and in_brief. */
+interface IndexSummary {
+  readonly state: "missing" | "malformed" | "ok"
+  readonly items: ReadonlyArray<{ readonly path: string; readonly in_brief: boolean }>
+}
+
+/** Decoding 3,000 entries costs more than the rest of a typo's plan: the summary is kept while the file's stats stay. */
+const indexSummary = (target: ProjectTarget) =>
+  derivedCache(target, "index-json", [INDEX_PATH], "index-json-1", Effect.gen(function* () {
+    const text = yield* Effect.orElseSucceed(readOptional(target, INDEX_PATH), () => undefined)
+    const parsed = text === undefined ? undefined : parseIndex(text)
+    const value: IndexSummary = parsed === undefined ? { state: "missing", items: [] }
+      : Either.isLeft(parsed) ? { state: "malformed", items: [] }
+      : { state: "ok", items: parsed.right.items.map((e) => ({ path: e.path, in_brief: e.in_brief })) }
+    return { value, cacheable: true }
+  }))
 
 export interface ScopeState {
   readonly plan: ScopePlan
@@ -55,9 +73,8 @@ export const scopeState = (target: ProjectTarget) =>
       return rel !== undefined && (ignored(rel) || ignored(`${rel}/`))
     }
     const status = yield* Effect.either(git.workingChanges(target.root, skip))
-    const indexText = yield* Effect.orElseSucceed(readOptional(target, INDEX_PATH), () => undefined)
-    const index = indexText === undefined ? undefined : parseIndex(indexText)
-    const indexed = index !== undefined && Either.isRight(index) ? index.right.items : []
+    const index = yield* indexSummary(target)
+    const indexed = index.items
     const briefed = new Set(indexed.filter((e) => e.in_brief).map((e) => e.path))
     const none = { CAPTURE: [], DISTIL: [], HARDEN: [], PROJECT: [], SURFACE: [] }
     // The rules only matter when a failure record changed (HARDEN's linked failures): 200 rules cost more than the rest of a typo's plan.
@@ -104,8 +121,8 @@ export const scopeState = (target: ProjectTarget) =>
       }
     }
     const stations = planScope(input).map((s) =>
-      s.station === "SURFACE" && index === undefined ? { ...s, work: true, reasons: [...s.reasons, `${INDEX_PATH} does not exist yet`] }
-        : s.station === "SURFACE" && index !== undefined && Either.isLeft(index) ? { ...s, work: true, reasons: [...s.reasons, `${INDEX_PATH} is malformed`] }
+      s.station === "SURFACE" && index.state === "missing" ? { ...s, work: true, reasons: [...s.reasons, `${INDEX_PATH} does not exist yet`] }
+        : s.station === "SURFACE" && index.state === "malformed" ? { ...s, work: true, reasons: [...s.reasons, `${INDEX_PATH} is malformed`] }
         : s)
     const inputs = Object.fromEntries(STATIONS.map((s) => [s, changes.filter((c) => inputReason(s, c, base) !== undefined).map((c) => c.path)])) as unknown as Record<Station, ReadonlyArray<string>>
     return { plan: { bundle: target.name, source: "git", changed: changes.length, stations }, inputs, input, head: status.right.head, runs } satisfies ScopeState as ScopeState

@@ -2,7 +2,7 @@ import { FileSystem } from "@effect/platform/FileSystem"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { NotFound, UsageError } from "../../domain/Errors.js"
-import { fieldText, idSlug, type LedgerRecord } from "../../domain/ledger/index.js"
+import { fieldText, idSlug, LEDGER_DIR, type LedgerRecord } from "../../domain/ledger/index.js"
 import { dueRevisits } from "../../domain/project/Conflicts.js"
 import { batchQuestions, type PriorAnswer, type Question, type QuestionBatch } from "../../domain/scope/Questions.js"
 import { GitHistory } from "../../services/GitHistory.js"
@@ -10,10 +10,11 @@ import { isOpen } from "../brief/items.js"
 import { detectRecurrences } from "../ledger/distil.js"
 import { resolveProjectBundle, type ProjectTarget } from "../ledger/projectBundle.js"
 import { createRecord, findRecord, type LedgerWrite } from "../ledger/record.js"
-import { loadLedger, readProjectConfig } from "../ledger/store.js"
+import { CONFIG_FILE, loadLedger, readProjectConfig } from "../ledger/store.js"
 import { hashAsRead, ledgerRedactor, recordChange, renderRedacted, writeLedger } from "../ledger/write.js"
 import { projectFileList, refuseOutside } from "../project/files.js"
-import { loadRules, type ProjectInput } from "../project/rules.js"
+import { loadRules, RULES_DIR, type ProjectInput } from "../project/rules.js"
+import { derivedCache } from "./derivedCache.js"
 
 const today = (): string => new Date().toISOString().slice(0, 10)
 const oneLine = (text: string): string => text.replace(/\s+/g, " ").trim()
@@ -57,18 +58,36 @@ const gather = (target: ProjectTarget) =>
     }
     const rules = yield* loadRules(target)
     // The tracked files matter only to a rule with revisit_when (its pathMissing glob).
-    const files = rules.rules.some((r) => r.revisitWhen !== undefined) ? (yield* projectFileList(target)).files : []
+    const usesFiles = rules.rules.some((r) => r.revisitWhen !== undefined)
+    const files = usesFiles ? (yield* projectFileList(target)).files : []
     for (const due of dueRevisits(rules.rules, files, today())) {
       questions.push({ id: `revisit/${due.rule}`, source: "revisit", asked: oneLine(due.question), path: due.path, count: 0, answerWith: `akm questions answer revisit/${due.rule} --answer "…" --route-to ${due.path}` })
     }
-    return { questions, prior }
+    return { questions, prior, usesFiles }
   })
+
+/**
+ * What gather reads: the ledger, the rules and the project config (the
+ * date is in the key: revisits fall due). Bump the version when what gather
+ * derives changes, so an older cache is not read as the new shape.
+ */
+const GATHER_INPUTS = [LEDGER_DIR, RULES_DIR, CONFIG_FILE]
+const GATHER_VERSION = "questions-1"
+
+/**
+ * gather, read from the workspace's cache while the ledger, the rules and
+ * the config have the same stats (2,000 records cost a walk of stats, not
+ * 2,000 parses). A rule that revisits when a path goes missing reads the
+ * tracked files, which the stats do not cover: then it is gathered afresh.
+ */
+const gatherCached = (target: ProjectTarget) =>
+  derivedCache(target, "questions", GATHER_INPUTS, `${GATHER_VERSION} ${today()}`, Effect.map(gather(target), ({ questions, prior, usesFiles }) => ({ value: { questions, prior }, cacheable: !usesFiles })))
 
 /** The current batch: at most the interrupt budget, ranked; the rest kept open; matches of prior answers shown with them. */
 export const questionBatch = (target: ProjectTarget, budget?: number) =>
   Effect.gen(function* () {
     const { config } = yield* readProjectConfig(target.root)
-    const { questions, prior } = yield* gather(target)
+    const { questions, prior } = yield* gatherCached(target)
     return { bundle: target.name, ...batchQuestions(questions, prior, budget ?? config.interruptBudget) } satisfies QuestionsResult as QuestionsResult
   })
 
