@@ -235,17 +235,19 @@ if (TEST_DATABASE_URL === undefined) {
       expect(shown.content).toContain("restarts the kelp-tank pumps")
     }, 120_000)
 
-    it("concurrent feedback through both servers on one ref: every call lands, the utility counts them all", async () => {
+    it("no lost update: concurrent feedback through both servers (and users' CLI feedback from both workspaces) on one ref all lands", async () => {
       const ref = before[0]!
       const calls = Array.from({ length: 16 }, (_, i) => call(i % 2 === 0 ? a : b, "feedback", { ref, polarity: "positive" }))
+      // The learned utility replays user outcomes only; an agent's feedback over MCP is kept as rows (source agent).
+      const users = Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).workspace.run(["feedback", ref, "--positive"], { env }))
       for (const fed of await Promise.all(calls)) expect(fed.ref).toBe(ref)
-      const rows = await admin<{ source: string; n: number }>(`SELECT source, count(*)::int AS n FROM ${schema}.feedback WHERE ref = '${ref}' GROUP BY source`)
-      expect(rows.reduce((sum, r) => sum + r.n, 0)).toBe(16)
-      // The learned utility replays user outcomes only (decision 0033): when these count, it counts every one of them.
-      const users = rows.find((r) => r.source === "user")?.n ?? 0
+      for (const fed of await Promise.all(users)) expect(fed.code, fed.stderr).toBe(0)
+      const rows = await admin<{ source: string; n: number }>(`SELECT source, count(*)::int AS n FROM ${schema}.feedback WHERE ref = '${ref}' GROUP BY source ORDER BY source`)
+      expect(rows).toEqual([{ source: "agent", n: 16 }, { source: "user", n: 6 }])
+      // Each recording replays the ref's whole user history under the ref's lock: the last one counts all six.
       const [utility] = await admin<{ value: number; outcomes: number }>(`SELECT value, outcomes FROM ${schema}.utility WHERE ref = '${ref}'`)
-      if (users > 0) expect(utility).toMatchObject({ outcomes: users })
-      else expect(utility).toBeUndefined()
+      expect(utility).toMatchObject({ outcomes: 6 })
+      expect(utility!.value).toBeGreaterThan(0.5)
     }, 120_000)
 
     it("both servers are still up", () => {
