@@ -98,8 +98,8 @@ if (TEST_DATABASE_URL === undefined) {
   describe("two akm mcp --http servers on one PostgreSQL database (issue 27 item 4)", () => {
     const schema = `akm_t_mcp_${process.pid}_${Date.now()}`
     const admin = <A extends object>(statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
-    const url = new URL(TEST_DATABASE_URL)
+      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
+    const url = new URL(TEST_DATABASE_URL!)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
     /** Whether some session holds the index run's advisory lock (decision 0034). */
