@@ -102,10 +102,16 @@ if (TEST_DATABASE_URL === undefined) {
     const url = new URL(TEST_DATABASE_URL!)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
-    /** Whether some session holds the index run's advisory lock (decision 0034). */
+    /** The index runs under test connect under this name, so suites running beside this one (same database) never count. */
+    const RUN_NAME = `akm_idx_${process.pid}`
+    const runUrl = new URL(url)
+    runUrl.searchParams.set("application_name", RUN_NAME)
+    const runEnv = { AKM_DATABASE_URL: runUrl.toString() }
+    /** Whether a run under test holds the index run's advisory lock (decision 0034). */
     const indexLockHeld = async () =>
-      (await admin<{ held: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-        AND objsubid = 1 AND objid::bigint = (hashtext('akm/index')::bigint & 4294967295)) AS held`))[0]!.held
+      (await admin<{ held: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE a.application_name = '${RUN_NAME}' AND l.locktype = 'advisory' AND l.granted
+        AND l.objsubid = 1 AND l.objid::bigint = (hashtext('akm/index')::bigint & 4294967295)) AS held`))[0]!.held
     const indexedAt = async () => (await admin<{ value: string }>(`SELECT value FROM ${schema}.idx_meta WHERE key = 'indexed_at'`))[0]?.value
 
     let a: Server
@@ -170,7 +176,7 @@ if (TEST_DATABASE_URL === undefined) {
       const stamp = await indexedAt()
       expect(stamp).toBeDefined()
 
-      const run = indexRun(a.workspace, env)
+      const run = indexRun(a.workspace, runEnv)
       const deadline = Date.now() + 60_000
       while (!(await indexLockHeld())) {
         expect(Date.now(), "the index run never took its lock").toBeLessThan(deadline)
@@ -197,7 +203,7 @@ if (TEST_DATABASE_URL === undefined) {
     }, 300_000)
 
     it("searches on both servers during the next index run each see the previous complete index or the new one, never a part", async () => {
-      const run = indexRun(a.workspace, env)
+      const run = indexRun(a.workspace, runEnv)
       let running = true
       void run.exited.then(() => void (running = false))
       const seen: Array<{ server: string; total: number; refs: ReadonlyArray<string>; during: boolean }> = []
