@@ -19,6 +19,7 @@ import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
 import { EvidenceStoreSqlite } from "./sqlite/EvidenceStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
+import { BundleWriteLockLive } from "./BundleWriteLockLive.js"
 import { IndexStoreLive } from "./IndexStoreLive.js"
 import { StateStoresLive } from "./StateStoresLive.js"
 import { StateTransferPg } from "./postgres/StateTransferPg.js"
@@ -89,6 +90,8 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     Layer.provideMerge(ChangeValidatorIndexed),
     // index.db, or the team database when storage.kind is postgres (decision 0034).
     Layer.provideMerge(IndexStoreLive),
+    // The engine's cross-server bundle write lock when storage.kind is postgres (docs/decisions/0033).
+    Layer.provideMerge(BundleWriteLockLive),
     // Runtime (spec 07): credentials read secret files through EnvFiles; the team database's URL resolves through them.
     Layer.provideMerge(CredentialsLive),
     Layer.provideMerge(EnvFilesNode),

@@ -224,14 +224,16 @@ export const health = Effect.fn("health")(function* () {
 
   const configured = Object.keys(config.bundles)
   const index = yield* IndexStore
-  const states = yield* index.bundles
-  const lastIndexed = yield* index.lastIndexed
-  const indexEmpty = configured.length > 0 && !states.some((state) => state.indexedAt !== undefined)
+  // In team mode the index lives on the same PostgreSQL server: unreachable, it is unknown (already listed), not empty.
+  const indexUnknown = !storage.reachable && storage.backend === "postgres"
+  const states = indexUnknown ? [] : yield* index.bundles
+  const lastIndexed = indexUnknown ? undefined : yield* index.lastIndexed
+  const indexEmpty = !indexUnknown && configured.length > 0 && !states.some((state) => state.indexedAt !== undefined)
   if (indexEmpty) attention.push({ code: "index-missing", message: "the index is empty: no bundle has been indexed (or index.db was deleted)", hint: "run `akm index`" })
 
   const byName = new Map(states.map((state) => [state.bundle, state] as const))
   const policy = memoryPolicy(config.memory)
-  const memorySizes = new Map((yield* index.typeSizes(MEMORY_TYPE)).map((size) => [size.bundle, size] as const))
+  const memorySizes = new Map((indexUnknown ? [] : yield* index.typeSizes(MEMORY_TYPE)).map((size) => [size.bundle, size] as const))
   const bundles: Array<Omit<BundleHealth, "status">> = []
   for (const name of configured) {
     const bundle = config.bundles[name]!
@@ -242,7 +244,7 @@ export const health = Effect.fn("health")(function* () {
     const overdue = interval !== null && updatedAt !== null && now - Date.parse(updatedAt) > intervalMillis(interval)
     if (locked === undefined && bundle.source.kind !== "filesystem") {
       attention.push({ code: "not-installed", bundle: name, message: `bundle '${name}' is configured but not installed`, hint: `run \`${shellCommand("akm bundle remove", name)}\` and add it again` })
-    } else if (!indexEmpty && state?.indexedAt === undefined) {
+    } else if (!indexEmpty && !indexUnknown && state?.indexedAt === undefined) {
       attention.push({ code: "not-indexed", bundle: name, message: `bundle '${name}' has not been indexed`, hint: `run \`${shellCommand("akm index --bundle", name)}\`` })
     }
     if (state?.staleReason !== undefined) {

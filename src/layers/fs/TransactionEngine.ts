@@ -1,10 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Clock, Effect, FiberRef, Layer } from "effect"
+import { Clock, Effect, FiberRef, Layer, Option } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
+import { BundleWriteLock } from "../../services/BundleWriteLock.js"
 import { BundleFiles, CarriedListings, sharedWalkKey, type CarriedListing } from "../../services/BundleFiles.js"
 import { ChangeValidator } from "../../services/ChangeValidator.js"
 import { CrashPoints } from "../../services/CrashPoints.js"
@@ -79,6 +80,8 @@ export interface EngineOptions {
   readonly crashPoints?: CrashPoints["Type"]
   /** Step 5's validator (default: the touched items' own findings, read through `files`). */
   readonly validator?: ChangeValidator["Type"]
+  /** Held inside the lease: other servers writing the same bundle folders (default: none). */
+  readonly crossServer?: BundleWriteLock["Type"]
 }
 
 type Refusal = TransactionRefused | StaleBeforeHash
@@ -264,7 +267,8 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
     waitMillis: options.leaseWaitMillis ?? 30_000,
     maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
   }))
-  const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect))
+  const crossServer = options.crossServer ?? BundleWriteLock.none
+  const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(crossServer.around(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect)))
   // Compared as real paths: bundle roots are real paths too.
   const dirs = workspaceDirs(paths)
   /** A journal whose targets name workspace state is refused like one pointing outside its root. */
@@ -748,6 +752,8 @@ export const TransactionEngineLive = Layer.effect(
     const files = yield* BundleFiles
     const crashPoints = yield* CrashPoints
     const validator = yield* ChangeValidator
-    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files, crashPoints, validator })
+    // Absent in a graph without it (tests, embedders): one workspace's lease is enough there.
+    const crossServer = Option.getOrUndefined(yield* Effect.serviceOption(BundleWriteLock))
+    return makeTransactionEngine({ paths: workspace.paths, bundles: workspaceBundles(workspace, adapters), files, crashPoints, validator, ...(crossServer === undefined ? {} : { crossServer }) })
   })
 )
