@@ -50,7 +50,7 @@ export const groupWeights = (documentFrequency: ReadonlyArray<number>, documentC
  * of a search's own work. Bounded; cleared when full.
  */
 const fieldTerms = new Map<string, ReadonlyArray<string>>()
-const termsOf = (text: string): ReadonlyArray<string> => {
+export const termsOf = (text: string): ReadonlyArray<string> => {
   const known = fieldTerms.get(text)
   if (known !== undefined) return known
   if (fieldTerms.size >= 20_000) fieldTerms.clear()

@@ -113,7 +113,29 @@ export const RANKING = {
    * scores 0.3 (test/search/stuffing.test.ts), squared 0.18 of the way.
    */
   lowDiversity: 0.7,
-  lowDiversityFloor: 0.2
+  lowDiversityFloor: 0.2,
+
+  /**
+   * Pseudo-relevance feedback over labels (domain/Feedback.ts, decision 0046):
+   * when the best candidate of a question of FEEDBACK_MIN_GROUPS or more words
+   * does not hold all of them, up to FEEDBACK_TERMS stems of its tags are read
+   * as more words of the question, and each other current candidate gains
+   * FEEDBACK_WEIGHT × the share of them in its name, tags or description.
+   * Motivated by nl/too-many-requests ("clients are getting 429 too many
+   * requests errors" finds `knowledge/rate-limiting`, whose tags `api`,
+   * `rate-limit` are the labels of the other answer, `facts/api-rate-limit`,
+   * which says none of the question's words but "requests"): 0.1 is the
+   * smallest weight that ranks both answers first and second on the tuning
+   * half (0.03–0.07 do not). OFF (0): at 0.1 the held-out half gained nDCG
+   * (0.9432 → 0.9505 with name words as well, 0.9491 tags only) but one of
+   * its queries then ranked a decoy above a relevant item, where none did —
+   * a look-alike carries the answer's tags too (on the tuning half the lifted
+   * ones were nl/undo-deploy's `commands/kubernetes-rollback-alerts` and
+   * nl/stuffed-screen-reader's twin). Kept measurable, not on.
+   */
+  feedbackWeight: 0,
+  feedbackTerms: 6,
+  feedbackMinGroups: 3
 } as const
 
 export type BeliefClass = "current" | "deprecated" | "historical"

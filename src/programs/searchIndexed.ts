@@ -1,8 +1,9 @@
 import { Clock, Effect, Option } from "effect"
 import { capRedacted } from "../domain/Redaction.js"
-import { groupWeights, matchedFields, measure, type RankedQuery } from "../domain/MatchFeatures.js"
+import { feedbackShare, feedbackTerms, isWeak } from "../domain/Feedback.js"
+import { groupWeights, matchedFields, measure, termsOf, type RankedQuery } from "../domain/MatchFeatures.js"
 import { parseQuery } from "../domain/Query.js"
-import { compareRanked, fuseRanks, rank } from "../domain/Ranking.js"
+import { compareRanked, fuseRanks, rank, RANKING } from "../domain/Ranking.js"
 import { DEFAULT_LIMIT, limitQueryTerms, MAX_LIMIT, MAX_QUERY_TERMS, type ItemFilters, type SearchHit, type SearchInput, type SearchResult } from "../domain/Search.js"
 import { makeSnippet, snippetTerms, withoutTitleHeading, type SnippetTerms } from "../domain/Snippet.js"
 import { Embeddings } from "../services/Embeddings.js"
@@ -164,6 +165,37 @@ const followSuccessors = (
   })
 
 /**
+ * Pseudo-relevance feedback over labels (domain/Feedback.ts, decision 0046):
+ * when the best match of a longer question holds only some of its words,
+ * the best match's tags and name words count as more words of the question
+ * for the other current candidates. Replaced, deprecated and stale items gain
+ * nothing, so none passes its successor; nor do repetitive pages (a stuffed
+ * twin carries the answer's tags: nl/stuffed-screen-reader).
+ */
+const withFeedback = (query: RankedQuery, ordered: ReadonlyArray<Ranked>, weights: ReadonlyArray<number>): ReadonlyArray<Ranked> => {
+  if (RANKING.feedbackWeight === 0 || query._tag !== "Words" || ordered.length < 2) return ordered
+  const best = ordered[0]!
+  let total = 0
+  let covered = 0
+  for (let i = 0; i < weights.length; i++) {
+    total += weights[i]!
+    if (best.matched[i] === true) covered += weights[i]!
+  }
+  if (!isWeak(query.groups.length, total > 0 ? covered / total : 1)) return ordered
+  const expansion = feedbackTerms(query.groups, best.item)
+  if (expansion.length === 0) return ordered
+  return ordered
+    .map((r, i) => {
+      if (i === 0 || isOutdated(r) || r.signals.includes("belief:historical") || r.signals.includes("low-diversity")) return r
+      const share = feedbackShare(expansion, r.item, termsOf)
+      if (share === 0) return r
+      const raw = r.raw + RANKING.feedbackWeight * share
+      return { ...r, raw, score: Math.max(0, Math.min(1, raw)), signals: [...r.signals, "feedback"] }
+    })
+    .sort(compareRanked)
+}
+
+/**
  * The optional Embeddings source (R-SRCH-4): its nearest items join the
  * lexical candidates and the union is ordered by reciprocal-rank fusion.
  * Without a layer for it, the lexical order stands.
@@ -246,7 +278,7 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
     const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)
     terms = snippetTerms(ranked)
     const weights = groupWeights(set.documentFrequency, set.documentCount)
-    const ordered = yield* followSuccessors(store, ranked, rankCandidates(ranked, set.candidates, weights, nowMs), set.replaced ?? [], filters, weights, nowMs)
+    const ordered = withFeedback(ranked, yield* followSuccessors(store, ranked, rankCandidates(ranked, set.candidates, weights, nowMs), set.replaced ?? [], filters, weights, nowMs), weights)
     // Truly optional (R-SRCH-4): no shipped layer provides Embeddings yet; an embedding program may add one.
     const embeddings = yield* Effect.serviceOption(Embeddings)
     const fused = Option.isNone(embeddings) ? ordered : yield* withSemantic(store, embeddings.value, input.query, ordered, filters, pool)
