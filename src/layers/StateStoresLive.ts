@@ -24,6 +24,7 @@ type StateStores = Layer.Layer<StateStore | UsageLog | ProposalStore | LogStore 
 const sqlite = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, ProposalStoreSqlite, LogStoreSqlite, StorageBackendSqlite)
 
 // The layers build no connection: PgStateDb connects on first use, so `akm config …` works while the server is down.
+// IndexStoreLive and BundleWriteLockLive provide this same PgStateDbLive value: memoised, one pool per process (decision 0042).
 const postgres = Layer.mergeAll(StateStorePg, UsageLogPg, ProposalStorePg, LogStorePg, StorageBackendPg).pipe(Layer.provide(PgStateDbLive))
 
 /**
