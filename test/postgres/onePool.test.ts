@@ -6,6 +6,7 @@ import { trustedText } from "../../src/domain/Redaction.js"
 import { makeAkmLive } from "../../src/layers/AkmLive.js"
 import { connectPg } from "../../src/layers/postgres/client.js"
 import { BundleWriteLock } from "../../src/services/BundleWriteLock.js"
+import { EvidenceStore } from "../../src/services/EvidenceStore.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { StateStore } from "../../src/services/StateStore.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
@@ -13,7 +14,8 @@ import { SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * One process, one pool per database (decision 0042): in team mode the state
- * stores, the index and the bundle write lock all run on PgStateDb's client.
+ * stores (evidence included), the index and the bundle write lock all run on
+ * PgStateDb's client.
  * Counted from the server's side: the backends connected under this suite's
  * application_name.
  */
@@ -60,9 +62,12 @@ if (TEST_DATABASE_URL === undefined) {
           yield* lock.around(Effect.void)
           yield* index.bundles
           yield* state.events({ subject: "pool" })
+          // Evidence follows storage.kind as well (decision 0042): the row lands in the team database.
+          yield* (yield* EvidenceStore).add([{ kind: "negative-feedback", source: "feedback", ref: "kb//pool", note: "pool check" }])
         }))
         // Two pools would each keep an idle backend here (the index's and the state's); one pool reuses its one.
         expect(await backends()).toBe(1)
+        expect(await admin<{ ref: string }>(`SELECT ref FROM ${schema}.evidence`)).toEqual([{ ref: "kb//pool" }])
       } finally {
         await runtime.dispose()
       }
