@@ -14,7 +14,7 @@
  *   accept   {root, id}           `akm proposal accept` of that proposal: wall time and peak RSS
  *   stalls  {root, rounds}        the longest event-loop stall (perf_hooks monitorEventLoopDelay, 1 ms resolution) of each
  *                                 request-path operation in-process: search, show, remember, proposal accept of one file
- *   postgres {url, size, queries} one corpus indexed and searched in-process on index.db and on IndexStorePg (bench/postgres.ts)
+ *   postgres {url, size, queries} one corpus indexed and searched in-process on index.db and on IndexStorePg, then over MCP HTTP (bench/postgres.ts)
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { Effect, ManagedRuntime } from "effect"

@@ -1,6 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeAkmLive } from "../src/layers/AkmLive.js"
@@ -9,6 +9,7 @@ import { bundleAdd } from "../src/programs/bundle/add.js"
 import { indexBundles } from "../src/programs/indexBundles.js"
 import { search } from "../src/programs/search.js"
 import { benchQueries, generateCorpus } from "./corpus.js"
+import { mcpHttpSearch } from "./mcpHttp.js"
 
 /**
  * The `postgres` bench step (issue 27 item 5): one generated corpus indexed
@@ -43,6 +44,18 @@ const measure = async (runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Succes
   return { items: full.totals.items, indexMs, p50Ms: quantile(samples, 0.5), p95Ms: quantile(samples, 0.95) }
 }
 
+/**
+ * The same queries over MCP HTTP: a real `akm mcp --http` on each indexed
+ * workspace, the PostgreSQL one switched to `storage.kind: postgres` (index and
+ * state in the bench database) as a team server runs.
+ */
+const measureMcpHttp = async (root: string, databaseUrl: string, queries: ReadonlyArray<string>) => {
+  const sqlite = await mcpHttpSearch(join(root, "sqlite"), queries)
+  appendFileSync(join(root, "postgres", "config", "config.yaml"), "\nstorage:\n  kind: postgres\n  url: env:AKM_DATABASE_URL\n")
+  const postgres = await mcpHttpSearch(join(root, "postgres"), queries, { AKM_DATABASE_URL: databaseUrl })
+  return { sqlite, postgres }
+}
+
 export const postgresStep = async (o: Record<string, unknown>) => {
   const url = String(o.url)
   const size = Number(o.size)
@@ -68,13 +81,15 @@ export const postgresStep = async (o: Record<string, unknown>) => {
     generateCorpus({ dir: corpus, size })
     const sqlite = await measure(sqliteRuntime, queries).finally(() => sqliteRuntime.dispose())
     const postgres = await measure(pgRuntime, queries).finally(() => pgRuntime.dispose())
+    const mcpHttp = await measureMcpHttp(root, base.toString(), queries)
     const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100
     return {
       size,
       queries: queries.length,
       sqlite,
       postgres,
-      ratios: { index: ratio(postgres.indexMs, sqlite.indexMs), p50: ratio(postgres.p50Ms, sqlite.p50Ms), p95: ratio(postgres.p95Ms, sqlite.p95Ms) }
+      ratios: { index: ratio(postgres.indexMs, sqlite.indexMs), p50: ratio(postgres.p50Ms, sqlite.p50Ms), p95: ratio(postgres.p95Ms, sqlite.p95Ms) },
+      mcpHttp: { ...mcpHttp, ratios: { p50: ratio(mcpHttp.postgres.p50Ms, mcpHttp.sqlite.p50Ms), p95: ratio(mcpHttp.postgres.p95Ms, mcpHttp.sqlite.p95Ms) } }
     }
   } finally {
     await admin(url, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)

@@ -53,8 +53,11 @@
 //            "targets" } (akm mcp over stdio with the MCP SDK client; the kept 5,000-item corpus; --quick: 200 items, 1,000 calls)
 //
 //   "postgres": { "runs": [{ "size", "queries", "sqlite" | "postgres": { "items", "indexMs", "p50Ms", "p95Ms" },
-//                 "ratios": { "index", "p50", "p95" } (PostgreSQL / index.db) }] } or { "skipped" }
-//               (bench/postgres.ts: one generated corpus, 5,000 items and with --large 50,000; in-process)
+//                 "ratios": { "index", "p50", "p95" } (PostgreSQL / index.db),
+//                 "mcpHttp": { "sqlite" | "postgres": { "calls", "p50Ms", "p95Ms", "serverCpuMsPerCall" (the server child's
+//                              user + system CPU per timed call, null off Linux) }, "ratios": { "p50", "p95" } } }] } or { "skipped" }
+//               (bench/postgres.ts: one generated corpus, 5,000 items and with --large 50,000; in-process, then the same
+//               queries as MCP `search` calls to a real `akm mcp --http` child on 127.0.0.1 per workspace, bench/mcpHttp.ts)
 //
 //   "memory-sim": { "memories", "weeks", "policy", "passes", "passesLeftAboveHighWater", "maxTierAfterPass", "finalTier",
 //                   "retirements", "byDisposition", "purged", "archive": { "maxBytes", "finalBytes", "finalBlobs", "withinMax" },
@@ -246,7 +249,7 @@ if (flags.json) {
       ...(claims === undefined ? [] : [`claims — the claim-coverage checker on ${claims.pairs} labelled pairs (test/fixtures/claims), "covered" as the positive class`, table(claimsRows(claims)), ""]),
       ...(memorySim === undefined ? [] : [`memory-sim — ${memorySim.memories} memories over ${memorySim.weeks} simulated weeks; ${memorySim.passes} consolidation passes, ${memorySim.purged} purged`, table(memorySimRows(memorySim)), ""]),
       ...(hybrid === undefined ? [] : ["hybrid — opt-in; stub embeddings endpoint on 127.0.0.1, in-process", table(hybridRows(hybrid)), ""]),
-      ...(postgres === undefined ? [] : ["postgres — index.db and the PostgreSQL index on one generated corpus, in-process; ratio = PostgreSQL / index.db", table(postgresRows(postgres)), ""]),
+      ...(postgres === undefined ? [] : ["postgres — index.db and the PostgreSQL index on one generated corpus, in-process and over MCP HTTP (akm mcp --http on 127.0.0.1); ratio = PostgreSQL / index.db", table(postgresRows(postgres)), ""]),
       `results: ${flags.out}`,
       ""
     ].join("\n")

@@ -16,7 +16,6 @@ import { TransactionEngineLive } from "./fs/TransactionEngine.js"
 import { TransactionJournalsLive } from "./fs/TransactionJournalsLive.js"
 import { WorkspaceConfigLive } from "./fs/WorkspaceConfigFile.js"
 import { ChangeValidatorIndexed } from "./validation/ChangeValidatorIndexed.js"
-import { EvidenceStoreSqlite } from "./sqlite/EvidenceStoreSqlite.js"
 import { RedactorSqlite } from "./sqlite/RedactorSqlite.js"
 import { StateDbLive } from "./sqlite/StateDb.js"
 import { BundleWriteLockLive } from "./BundleWriteLockLive.js"
@@ -58,12 +57,11 @@ export interface AkmLiveOptions extends PathOverrides {
  */
 export const makeAkmLive = (options: AkmLiveOptions = {}) =>
   Layer.mergeAll(
-    // StateStore, UsageLog, ProposalStore, LogStore (+ StorageBackend): SQLite, or PostgreSQL when storage.kind says so.
+    // StateStore, UsageLog, ProposalStore, LogStore, EvidenceStore (+ StorageBackend): SQLite, or PostgreSQL when storage.kind says so.
     StateStoresLive,
     // `akm storage migrate`: state.db into the PostgreSQL database of storage.url (connects only when run).
     StateTransferPg,
     RedactorSqlite,
-    EvidenceStoreSqlite,
     TokenizerGpt,
     MaterializerLive,
     TransactionEngineLive,

@@ -7,7 +7,8 @@ import { PgStateDbLive } from "./postgres/PgStateDb.js"
 /**
  * The cross-server bundle write lock when storage.kind is postgres (servers
  * sharing bundle folders), none otherwise. Builds no connection: the lock
- * connects on the first write.
+ * connects on the first write, on the pool the state stores and the index
+ * share (the same PgStateDbLive value, memoised: decision 0042).
  */
 export const BundleWriteLockLive = Layer.unwrapEffect(
   Effect.map(

@@ -26,7 +26,7 @@ const damagedJournals = Effect.map(Effect.flatMap(TransactionJournals, (journals
 
 /** One thing that needs a person: health exits 4 while any is listed. */
 export interface Attention {
-  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "memory-queued" | "bundle-name" | "damaged-journal" | "database-unreachable"
+  readonly code: "database-damaged" | "index-missing" | "not-indexed" | "stale" | "refresh-overdue" | "not-installed" | "orphaned" | "diagnostics" | "memory-pressure" | "memory-queued" | "bundle-name" | "damaged-journal" | "database-unreachable" | "unconfigured-shared"
   readonly bundle?: string | undefined
   readonly message: string
   readonly hint: string
@@ -274,7 +274,17 @@ export const health = Effect.fn("health")(function* () {
   }
   for (const state of states) {
     if (config.bundles[state.bundle] !== undefined) continue
-    attention.push({ code: "orphaned", bundle: state.bundle, message: `the index still holds ${plural(state.items, "item")} of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" })
+    // Team mode: an index run leaves another server's bundles alone (decision 0042), so this is a difference of configs, not debris.
+    attention.push(
+      storage.backend === "postgres"
+        ? {
+          code: "unconfigured-shared",
+          bundle: state.bundle,
+          message: `the shared index holds ${plural(state.items, "item")} of '${state.bundle}', which this server does not configure: its searches return them`,
+          hint: "give every server the same bundles (`akm bundle add`, at the same path on each), or run `akm index --prune` if no server should serve it"
+        }
+        : { code: "orphaned", bundle: state.bundle, message: `the index still holds ${plural(state.items, "item")} of '${state.bundle}', which is not configured`, hint: "run `akm index` to drop them" }
+    )
   }
 
   // Background intake that waits while a tier is blocked (R-MEM-2): the pressure is unresolved until it is written.

@@ -9,6 +9,7 @@ import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd
 import { Progress } from "../services/Progress.js"
 import { UsageLog } from "../services/UsageLog.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
+import { UsageError } from "../domain/Errors.js"
 import { bundleNotFound } from "./bundle/show.js"
 import { collectSecretValues } from "./redactorValues.js"
 import { resolveBundle, SCAN_BATCH, scanStreamed, type ScanSummary } from "./scan.js"
@@ -22,6 +23,12 @@ export interface IndexInput {
   readonly full?: boolean | undefined
   /** Report what would change; write nothing. */
   readonly dryRun?: boolean | undefined
+  /**
+   * Team mode (storage.kind postgres): also remove from the shared index the
+   * bundles this server does not configure. Without it they are left alone
+   * (another server's bundles); with SQLite they always go. Whole runs only.
+   */
+  readonly prune?: boolean | undefined
 }
 
 /**
@@ -57,6 +64,11 @@ export interface IndexResult {
   readonly bundles: ReadonlyArray<BundleIndexReport>
   /** Bundles that were in the index but are no longer configured; their rows were deleted. */
   readonly removedBundles: ReadonlyArray<string>
+  /**
+   * Team mode: bundles in the shared index that this server does not
+   * configure, left alone (another server indexes them); `prune` removes them.
+   */
+  readonly keptBundles: ReadonlyArray<string>
   readonly totals: IndexTotals
   readonly dryRun: boolean
   readonly durationMs: number
@@ -261,15 +273,24 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
   const config = yield* workspace.read
   const configured = Object.keys(config.bundles)
   if (input.bundle !== undefined && !configured.includes(input.bundle)) return yield* bundleNotFound(input.bundle, configured)
+  if (input.bundle !== undefined && input.prune === true) {
+    return yield* new UsageError({ message: "--prune applies to a run over every bundle, not to one --bundle", hint: "run `akm index --prune` without --bundle" })
+  }
   const dryRun = input.dryRun === true
+  // One index shared by several servers (decision 0042): a bundle only another server configures is not an orphan.
+  const shared = config.storage?.kind === "postgres"
 
   const run = Effect.gen(function* () {
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()
     const names = input.bundle === undefined ? configured : [input.bundle]
     const reports: Array<BundleIndexReport> = []
     for (const name of names) reports.push(yield* indexBundle(name, input, now))
-    // Rows of bundles no longer configured (config edited by hand, an interrupted remove) go on a whole run.
-    const orphans = input.bundle === undefined ? (yield* store.bundles).map((b) => b.bundle).filter((b) => !configured.includes(b)) : []
+    // Rows of bundles no longer configured (config edited by hand, an interrupted remove) go on a whole run;
+    // in team mode only when asked (--prune): the shared index also holds the bundles of the other servers.
+    const unconfigured = input.bundle === undefined ? (yield* store.bundles).map((b) => b.bundle).filter((b) => !configured.includes(b)) : []
+    const prune = !shared || input.prune === true
+    const orphans = prune ? unconfigured : []
+    const kept = prune ? [] : unconfigured
     if (!dryRun) {
       // A failed update keeps the last good revision, which indexes cleanly; search must still say it is stale (R-BUN-2, R-WEB-7).
       const lock = yield* workspace.readLock
@@ -294,12 +315,13 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
       const embeddings = yield* Effect.serviceOption(Embeddings)
       if (Option.isSome(embeddings) && embeddings.value.refresh !== undefined) yield* embeddings.value.refresh
     }
-    return { reports, orphans }
+    return { reports, orphans, kept }
   })
-  const { reports, orphans } = yield* (dryRun ? run : store.withWriteLease(run))
+  const { reports, orphans, kept } = yield* (dryRun ? run : store.withWriteLease(run))
   return {
     bundles: reports,
     removedBundles: orphans,
+    keptBundles: kept,
     totals: sum(reports),
     dryRun,
     durationMs: (yield* Clock.currentTimeMillis) - started

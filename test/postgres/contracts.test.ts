@@ -1,9 +1,11 @@
 import { it } from "@effect/vitest"
 import { Layer } from "effect"
+import { EvidenceStorePg } from "../../src/layers/postgres/EvidenceStorePg.js"
 import { LogStorePg } from "../../src/layers/postgres/LogStorePg.js"
 import { ProposalStorePg } from "../../src/layers/postgres/ProposalStorePg.js"
 import { StateStorePg } from "../../src/layers/postgres/StateStorePg.js"
 import { UsageLogPg } from "../../src/layers/postgres/UsageLogPg.js"
+import { evidenceStoreContract } from "../services/EvidenceStore.contract.js"
 import { logStoreContract } from "../services/LogStore.contract.js"
 import { proposalStoreContract } from "../services/ProposalStore.contract.js"
 import { stateStoreContract } from "../services/StateStore.contract.js"
@@ -24,6 +26,7 @@ if (TEST_DATABASE_URL === undefined) {
   usageLogContract("postgres", UsageLogPg.pipe(Layer.provide(PgStateDbTest)))
   logStoreContract("postgres", LogStorePg.pipe(Layer.provide(PgStateDbTest)))
   proposalStoreContract("postgres", Layer.mergeAll(ProposalStorePg, StateStorePg).pipe(Layer.provide(PgStateDbTest)))
+  evidenceStoreContract("postgres", EvidenceStorePg.pipe(Layer.provide(PgStateDbTest)))
   twoServerSuite()
   cliSuite()
 }

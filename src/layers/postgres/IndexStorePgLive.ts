@@ -53,5 +53,12 @@ export const IndexStorePgOnStateDb = Layer.effect(
   })
 )
 
-/** IndexStorePgOnStateDb on storage.url (AkmLive when storage.kind is postgres). */
+/**
+ * IndexStorePgOnStateDb on storage.url (AkmLive when storage.kind is postgres).
+ * `PgStateDbLive` is the very layer value StateStoresLive and
+ * BundleWriteLockLive provide, and one build memoises a layer by reference: a
+ * process keeps one PgStateDb, so one pool, for state, index and the write
+ * lock (decision 0042; test/postgres/onePool.test.ts counts the backends).
+ * Wrapping it (Layer.fresh, a copy) would open a second pool.
+ */
 export const IndexStorePgLive = IndexStorePgOnStateDb.pipe(Layer.provide(PgStateDbLive))

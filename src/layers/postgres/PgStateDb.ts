@@ -1,15 +1,14 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option, type Redacted, Scope, SynchronizedRef } from "effect"
 import { DEFAULT_DATABASE_URL } from "../../domain/Config.js"
-import { DatabaseTooNew, WorkspaceUnavailable } from "../../domain/Errors.js"
+import { WorkspaceUnavailable } from "../../domain/Errors.js"
 import { Credentials } from "../../services/Credentials.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
-import { migrationIds } from "../sqlite/migrationIds.js"
 import type { DatabaseError } from "../sqlite/LazyDatabase.js"
 import { connectPg, describeUrl, isSafeToRetry, pgFailure, RETRY_SCHEDULE, type PgConnectOptions } from "./client.js"
+import { migrateHistory } from "./migrationHistory.js"
 import { pgStateMigrations, STATE_MIGRATIONS_TABLE } from "./migrations.js"
 
 /**
@@ -24,34 +23,16 @@ export class PgStateDb extends Context.Tag("akm/postgres/PgStateDb")<PgStateDb, 
   readonly client: Effect.Effect<PgClient.PgClient, DatabaseError>
 }>() {}
 
-const runMigrator = Migrator.make({})
-
-/**
- * The migrations run under a transaction-scoped advisory lock, so servers
- * starting together queue instead of racing to create the history table; a
- * database recording migrations this akm does not know is refused (R-DB-1).
- */
+/** The state stores' history, migrated by the one helper the index's history uses too (migrationHistory.ts). */
 const migrate = (sql: PgClient.PgClient, server: string) =>
-  sql.withTransaction(
-    Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${STATE_MIGRATIONS_TABLE}))`
-      yield* sql`CREATE TABLE IF NOT EXISTS ${sql(STATE_MIGRATIONS_TABLE)} (
-        migration_id integer PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now(), name text NOT NULL)`
-      const recorded = yield* sql<{ id: number; name: string }>`SELECT migration_id AS id, name FROM ${sql(STATE_MIGRATIONS_TABLE)} ORDER BY migration_id`
-      const known = migrationIds(pgStateMigrations)
-      const unknown = recorded.filter((row) => !known.includes(row.id))
-      if (unknown.length > 0) {
-        return yield* new DatabaseTooNew({
-          path: server,
-          unknown: unknown.map((row) => `${String(row.id).padStart(4, "0")}_${row.name}`),
-          hint: "upgrade akm on this server: another akm with a newer schema uses this database"
-        })
-      }
-      if (recorded.length < known.length) {
-        yield* runMigrator({ loader: Migrator.fromRecord(pgStateMigrations), table: STATE_MIGRATIONS_TABLE }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-      }
-    })
-  ).pipe(
+  migrateHistory({
+    table: STATE_MIGRATIONS_TABLE,
+    migrations: pgStateMigrations,
+    lock: STATE_MIGRATIONS_TABLE,
+    label: server,
+    hint: "upgrade akm on this server: another akm with a newer schema uses this database"
+  }).pipe(
+    Effect.provideService(SqlClient.SqlClient, sql),
     Effect.retry({ while: (error) => error instanceof SqlError && isSafeToRetry(error, true), schedule: RETRY_SCHEDULE }),
     Effect.mapError((error) =>
       error instanceof SqlError

@@ -146,5 +146,11 @@ export const pgStateMigrations: Migrations = {
     )`,
     "CREATE INDEX evidence_ref ON evidence (ref, recorded_at)",
     "CREATE INDEX evidence_recorded ON evidence (recorded_at)"
+  ),
+  // EvidenceStorePg (decision 0042): insertion order where state.db's evidence uses rowid (rows recorded in one
+  // millisecond list newest first). Rows already copied by `akm storage migrate` are numbered in table order.
+  "0006_evidence_seq": exec(
+    "ALTER TABLE evidence ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE",
+    "CREATE INDEX evidence_recorded_seq ON evidence (recorded_at, seq)"
   )
 }

@@ -4,11 +4,12 @@ import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { Context, Effect, Option, Schema } from "effect"
-import { DatabaseTooNew, WorkspaceUnavailable } from "../../../domain/Errors.js"
+import { WorkspaceUnavailable } from "../../../domain/Errors.js"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import { IndexStore, type BundleIndexState, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
 import { bundleState, type BundleRow } from "../../sqlite/index/bundles.js"
+import { migrateHistory } from "../migrationHistory.js"
 import { INDEX_MIGRATIONS_TABLE, indexMigrationsPg } from "./migrations.js"
 import { absoluteFrom } from "./paths.js"
 import { countItems, deleteDocuments, persistBundle, persistSession, writeManifest } from "./persist.js"
@@ -19,7 +20,7 @@ const decodeDoc = Schema.decodeUnknownSync(Schema.parseJson(IndexDocument))
 /** One index per database: index runs of every akm server on it serialise on this advisory lock (R-IDX-6). */
 const INDEX_LOCK = "hashtext('akm/index')"
 /** Migrations of two servers starting at once serialise on this one. */
-const MIGRATION_LOCK = "hashtext('akm/index-migrations')"
+const MIGRATION_LOCK = "akm/index-migrations"
 
 const BUNDLE_COLUMNS = `name, items, adapter, adapter_version AS version, indexed_at AS "indexedAt", writable, errors, warnings, infos,
   stale_reason AS "staleReason", root`
@@ -76,23 +77,13 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
         reason: `${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`,
         hint: "check that the PostgreSQL server is reachable (`akm health`); the index is rebuilt by `akm index --full`"
       })
-    const known = Object.keys(indexMigrationsPg)
-    const migrate = Effect.gen(function* () {
-      // The Migrator's own table check aborts a transaction when the table is missing: it is made here first, by one
-      // server at a time; the Migrator then locks it while it runs, so servers starting together migrate once.
-      yield* sql.withTransaction(Effect.zipRight(
-        sql`SELECT pg_advisory_xact_lock(${sql.literal(MIGRATION_LOCK)})`,
-        sql`CREATE TABLE IF NOT EXISTS ${sql(INDEX_MIGRATIONS_TABLE)} (
-          migration_id integer primary key, created_at timestamp with time zone not null default now(), name text not null)`
-      ))
-      yield* Migrator.make({})({ loader: Migrator.fromRecord(indexMigrationsPg), table: INDEX_MIGRATIONS_TABLE })
-      const applied = yield* sql<{ id: number; name: string }>`SELECT migration_id AS id, name FROM ${sql(INDEX_MIGRATIONS_TABLE)} ORDER BY migration_id`
-      const names = applied.map((m) => `${String(m.id).padStart(4, "0")}_${m.name}`)
-      const unknown = names.filter((n) => !known.includes(n))
-      if (unknown.length > 0) {
-        return yield* Effect.fail(new DatabaseTooNew({ path: label, unknown, hint: "upgrade akm on this server: another akm wrote this index" }))
-      }
-      return names
+    // The same helper as the state stores' history (../migrationHistory.ts): one server at a time, newer databases refused.
+    const migrate = migrateHistory({
+      table: INDEX_MIGRATIONS_TABLE,
+      migrations: indexMigrationsPg,
+      lock: MIGRATION_LOCK,
+      label,
+      hint: "upgrade akm on this server: another akm wrote this index"
     }).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.catchIf((e): e is Migrator.MigrationError => e instanceof Migrator.MigrationError, (e) =>
       Effect.fail(new WorkspaceUnavailable({ path: label, reason: e.message, hint: "run `akm health`" }))))
     // Migrated once per process; a failure (the server unreachable) is not kept: the next call tries again.

@@ -1,0 +1,127 @@
+import type * as PgClient from "@effect/sql-pg/PgClient"
+import { Clock, Effect, Layer } from "effect"
+import type { Evidence, EvidenceKind, EvidenceSource } from "../../domain/Evidence.js"
+import { evidenceHash, evidenceId } from "../../domain/EvidenceIdentity.js"
+import { EvidenceStore } from "../../services/EvidenceStore.js"
+import { pgRun } from "./pgRun.js"
+import { PgStateDb } from "./PgStateDb.js"
+
+interface EvidenceRow {
+  readonly id: string
+  readonly hash: string
+  readonly independence_key: string
+  readonly kind: EvidenceKind
+  readonly source: EvidenceSource
+  readonly ref: string | null
+  readonly note: string
+  readonly query: string | null
+  readonly origin: string | null
+  readonly observed_at: string | null
+  readonly recorded_at: string
+  readonly status: Evidence["status"]
+}
+
+const COLUMNS = "id, hash, independence_key, kind, source, ref, note, query, origin, observed_at, recorded_at, status"
+
+const toEvidence = (row: EvidenceRow): Evidence => ({
+  id: row.id,
+  hash: row.hash,
+  kind: row.kind,
+  source: row.source,
+  ...(row.ref === null ? {} : { ref: row.ref }),
+  note: row.note,
+  independenceKey: row.independence_key,
+  ...(row.query === null ? {} : { query: row.query }),
+  ...(row.origin === null ? {} : { origin: row.origin }),
+  ...(row.observed_at === null ? {} : { observedAt: row.observed_at }),
+  recordedAt: row.recorded_at,
+  status: row.status
+})
+
+/** Rows of a bundle: the ref starts with `bundle//` (compared as text, no LIKE pattern to escape). */
+const inBundle = (sql: PgClient.PgClient, bundle: string) => sql`left(ref, length(${`${bundle}//`})) = ${`${bundle}//`}`
+
+/**
+ * EvidenceStore on the team database (storage.kind: postgres; decision 0042),
+ * the table of migration 0005_evidence: the same contract as state.db's
+ * (test/services/evidence-store.contract.test.ts). Adding is idempotent by
+ * (hash, independence key) across servers: ON CONFLICT DO NOTHING, then the
+ * row as stored, whichever server stored it first.
+ */
+export const makeEvidenceStorePg = (db: PgStateDb["Type"]) => {
+  const { read, write } = pgRun(db)
+  const select = (sql: PgClient.PgClient) => sql.literal(`SELECT ${COLUMNS} FROM evidence`)
+  return EvidenceStore.of({
+    add: (inputs) =>
+      inputs.length === 0
+        ? Effect.succeed([])
+        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          write((sql) =>
+            Effect.forEach(inputs, (input) => {
+              const hash = evidenceHash(input)
+              const id = evidenceId(hash, input.independenceKey)
+              const key = input.independenceKey ?? id
+              // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
+              return sql`INSERT INTO evidence ${sql.insert({
+                id,
+                hash,
+                independence_key: key,
+                kind: input.kind,
+                source: input.source,
+                ref: input.ref ?? null,
+                note: input.note,
+                query: input.query ?? null,
+                origin: input.origin ?? null,
+                observed_at: input.observedAt ?? null,
+                recorded_at: new Date(now).toISOString(),
+                status: "open"
+              })} ON CONFLICT DO NOTHING`.pipe(
+                Effect.zipRight(sql<EvidenceRow>`${select(sql)} WHERE hash = ${hash} AND independence_key = ${key}`),
+                Effect.map((rows) => toEvidence(rows[0]!))
+              )
+            })
+          )),
+
+    list: ({ ref, kind, status, bundle, source, limit = 1000 }) =>
+      read((sql) =>
+        sql<EvidenceRow>`${select(sql)} WHERE ${sql.and([
+          ...(ref === undefined ? [] : [sql`ref = ${ref}`]),
+          ...(kind === undefined ? [] : [sql`kind = ${kind}`]),
+          ...(status === undefined ? [] : [sql`status = ${status}`]),
+          ...(bundle === undefined ? [] : [inBundle(sql, bundle)]),
+          ...(source === undefined ? [] : [sql`source = ${source}`])
+        ])} ORDER BY recorded_at DESC, seq DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toEvidence)))),
+
+    get: (ids) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : read((sql) => sql<EvidenceRow>`${select(sql)} WHERE ${sql.in("id", ids)} ORDER BY recorded_at DESC, seq DESC`.pipe(Effect.map((rows) => rows.map(toEvidence)))),
+
+    independentCount: (rows) => new Set(rows.map((row) => row.independenceKey ?? row.id)).size,
+
+    mark: (ids, status) => (ids.length === 0 ? Effect.void : write((sql) => sql`UPDATE evidence SET status = ${status} WHERE ${sql.in("id", ids)}`.pipe(Effect.asVoid))),
+
+    idsStartingWith: (prefix, limit) =>
+      read((sql) =>
+        sql<{ id: string }>`SELECT id FROM evidence WHERE left(id, length(${prefix})) = ${prefix} ORDER BY id LIMIT ${limit}`.pipe(
+          Effect.map((rows) => rows.map((r) => r.id))
+        )),
+
+    renameBundle: (from, to) =>
+      write((sql) =>
+        Effect.gen(function* () {
+          const rows = yield* sql<EvidenceRow>`${select(sql)} WHERE ${inBundle(sql, from)} FOR UPDATE`
+          for (const row of rows) {
+            const ref = `${to}${row.ref!.slice(from.length)}`
+            const hash = evidenceHash({ kind: row.kind, ref, note: row.note, query: row.query ?? undefined, origin: row.origin ?? undefined })
+            // A row already there under the new name (a repeated rename after a crash, a re-collection) is that observation.
+            const taken = yield* sql<{ id: string }>`SELECT id FROM evidence WHERE hash = ${hash} AND independence_key = ${row.independence_key} AND id <> ${row.id}`
+            if (taken.length > 0) yield* sql`DELETE FROM evidence WHERE id = ${row.id}`
+            else yield* sql`UPDATE evidence SET ref = ${ref}, hash = ${hash} WHERE id = ${row.id}`
+          }
+        }))
+  })
+}
+
+/** Needs PgStateDb (StateStoresLive provides it in postgres mode). */
+export const EvidenceStorePg = Layer.effect(EvidenceStore, Effect.map(PgStateDb, makeEvidenceStorePg))
