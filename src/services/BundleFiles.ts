@@ -1,4 +1,4 @@
-import { Context, Effect, FiberRef } from "effect"
+import { Context, Effect, Exit, FiberRef } from "effect"
 import type { BundleInfo, FileMeta, FileUnreadable, ProbeContext, ValidateContext } from "../domain/Adapter.js"
 import type { Diagnostic } from "../domain/Diagnostic.js"
 import type { WorkspaceUnavailable } from "../domain/Errors.js"
@@ -74,6 +74,18 @@ export const shareWalks = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect
 export const unshared = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.flatMap(FiberRef.get(SharedWalks), (memo) =>
     memo === undefined ? self : Effect.ensuring(Effect.locally(self, SharedWalks, undefined), Effect.sync(() => memo.clear())))
+
+/**
+ * `unshared` for a step that usually writes nothing (recovery at the start of a
+ * write, which finds no journal): the shared listings are kept when it
+ * succeeds and `wroteNothing` holds for its answer, and forgotten otherwise.
+ */
+export const unsharedUnless = <A, E, R>(self: Effect.Effect<A, E, R>, wroteNothing: (a: A) => boolean): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(SharedWalks), (memo) =>
+    memo === undefined ? self : Effect.onExit(Effect.locally(self, SharedWalks, undefined), (exit) =>
+      Effect.sync(() => {
+        if (!(Exit.isSuccess(exit) && wroteNothing(exit.value))) memo.clear()
+      })))
 
 /**
  * A listing carried from a write's validation to its index refresh (issue 13

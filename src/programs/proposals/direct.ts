@@ -7,14 +7,14 @@ import { expandUserPath } from "../../domain/Paths.js"
 import { secretKindOfName } from "../../domain/SecretFiles.js"
 import { autoApplies, autoApplyPolicy, shortId, type ProposalStatus } from "../../domain/Proposal.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
-import { unshared } from "../../services/BundleFiles.js"
+import { unshared, unsharedUnless } from "../../services/BundleFiles.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { ValidationFailed } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { fileProblem } from "../fileProblem.js"
 import { outcomeError, proposalAccept } from "./accept.js"
 import { now } from "./lookup.js"
-import { recoverWrites } from "./recover.js"
+import { recoveredNothing, recoverWrites } from "./recover.js"
 import { propose, type ProposeInput } from "./propose.js"
 
 /** What remember, import and create report. */
@@ -67,8 +67,9 @@ const autoApplyClasses = Effect.gen(function* () {
  */
 export const proposeAndApply = Effect.fn("proposal.direct")(function* (input: ProposeInput & { readonly bundle: string; readonly root: string }) {
   const classes = yield* autoApplyClasses
-  // Before a proposal is made: a damaged journal stops the command without leaving one behind.
-  if (autoApplies(input.changeClass, classes)) yield* unshared(recoverWrites())
+  // Before a proposal is made: a damaged journal stops the command without leaving one behind. A recovery
+  // that touched no file keeps the caller's shared listing (remember's name choice serves the evaluation).
+  if (autoApplies(input.changeClass, classes)) yield* unsharedUnless(recoverWrites(), recoveredNothing)
   const { proposal, refs } = yield* propose(input)
   const applies = autoApplies(proposal.changeClass, classes)
   if (applies && proposal.evaluation?.verdict === "fail") {

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { ProposalStore } from "../../services/ProposalStore.js"
-import { Transaction, TransactionRefused } from "../../services/Transaction.js"
+import { Transaction, TransactionRefused, type RecoveryReport } from "../../services/Transaction.js"
 import { now } from "./lookup.js"
 
 const note = "finished by recovery after an interrupted run"
@@ -47,6 +47,10 @@ export const recoverWrites = Effect.fn("proposal.recover")(function* () {
   if (damaged !== undefined) return yield* damagedRefusal(damaged)
   return report
 })
+
+/** Whether a recovery left every file as it was: no journal rolled back, forward or partly resolved. */
+export const recoveredNothing = (report: RecoveryReport): boolean =>
+  report.rolledBack.length === 0 && report.rolledForward.length === 0 && report.refused.length === 0
 
 /**
  * A writer never goes ahead past a transaction recovery could not account
