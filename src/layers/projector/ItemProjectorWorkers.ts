@@ -8,6 +8,7 @@ import { ItemProjector, type ProjectionJob } from "../../services/ItemProjector.
 import { builtInRegistry, registryAdapters } from "../adapters/registry.js"
 import type { FromWorker, ToWorker } from "./protocol.js"
 import { nextTurn } from "../../domain/NextTurn.js"
+import { BOUND_HEAP_PLANS, boundHeapGrowth } from "./heapGrowth.js"
 
 export interface ProjectorWorkerOptions {
   /** The worker script (dist/cli/projector-worker.cjs). Undefined or missing: every job runs in-process. */
@@ -209,6 +210,7 @@ export const ItemProjectorWorkers = (options: ProjectorWorkerOptions) =>
       return ItemProjector.of({
         run: (job, emit) =>
           Effect.suspend(() => {
+            if (job.order.length >= BOUND_HEAP_PLANS) boundHeapGrowth()
             const eligible = script !== undefined && !broken && size > 0 && job.order.length >= minPlans && builtIn.has(job.adapter)
             return eligible ? lock.withPermits(1)(parallel(job, script, emit)) : inProcess(job, job.order, emit)
           })

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto"
 import type { IndexDocument } from "../../../domain/IndexDocument.js"
 import { qualifyRef, searchFields, TRIGRAM_CONTENT_CHARS } from "../../../domain/Search.js"
-import { itemDiversity, saturateField } from "../../../domain/TextSignals.js"
+import { itemDiversity, itemWords, saturateField, type ItemWords } from "../../../domain/TextSignals.js"
 import type { IndexedItem } from "../../../services/IndexStore.js"
 
 /** Lists stored in one text column; tags never contain a newline (domain/Tag.ts uniqueTags). */
@@ -9,9 +9,19 @@ const SEPARATOR = "\n"
 const joinList = (values: ReadonlyArray<string> | undefined): string => (values ?? []).join(SEPARATOR)
 const splitList = (text: string): ReadonlyArray<string> => (text === "" ? [] : text.split(SEPARATOR))
 
+/**
+ * The words documentColumns tokenized for a document's diversity, reused by
+ * fullTextRows for its saturated fields (the same document object, moments
+ * later in the same batch): the body is tokenized once, not twice.
+ */
+const wordsOfDocument = new WeakMap<IndexDocument, ItemWords>()
+
 /** A document as the columns of `documents` (without the row id and its inputs) and its JSON for `document_json`. */
 export const documentColumns = (doc: IndexDocument) => {
   const json = JSON.stringify(doc)
+  const text = { name: doc.name, description: doc.description ?? "", content: doc.content ?? "" }
+  const words = itemWords(text)
+  wordsOfDocument.set(doc, words)
   const columns = {
     ref: doc.ref,
     bundle: doc.bundle,
@@ -34,7 +44,7 @@ export const documentColumns = (doc: IndexDocument) => {
     hash: doc.hash,
     bytes: doc.bytes,
     digest: hash("sha1", json, "base64"),
-    diversity: itemDiversity({ name: doc.name, description: doc.description ?? "", content: doc.content ?? "" })
+    diversity: itemDiversity(text, words)
   }
   return { columns, json }
 }
@@ -43,9 +53,19 @@ export type DocumentColumns = ReturnType<typeof documentColumns>["columns"]
 /** The rows of the two full-text tables for a document stored under `id`. */
 export const fullTextRows = (id: number, doc: IndexDocument) => {
   const f = searchFields(doc)
+  // searchFields passes name, description and content through as they are, so documentColumns' words are theirs.
+  const w = wordsOfDocument.get(doc)
+  wordsOfDocument.delete(doc)
   return {
     // Repeats past the cap are left out of the words index: term-frequency saturation per field (issue 25).
-    words: { rowid: id, name: saturateField(f.name), description: saturateField(f.description), tags: saturateField(f.tags), hints: saturateField(f.hints), content: saturateField(f.content) },
+    words: {
+      rowid: id,
+      name: saturateField(f.name, w?.name),
+      description: saturateField(f.description, w?.description),
+      tags: saturateField(f.tags),
+      hints: saturateField(f.hints),
+      content: saturateField(f.content, w?.content)
+    },
     trigram: { rowid: id, name: f.name, description: f.description, tags: f.tags, content: f.content.slice(0, TRIGRAM_CONTENT_CHARS) }
   }
 }
