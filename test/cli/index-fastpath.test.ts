@@ -150,6 +150,32 @@ describe("the no-op index fast path", () => {
   }, 90_000)
 })
 
+describe("the no-op index fast path with a retirement overlay (R-MEM-5)", () => {
+  const ws = makeWorkspace()
+  afterAll(ws.cleanup)
+
+  it("leaves the run to the full CLI, which lays the overlay again", async () => {
+    const text = (t: string) => `---\ndescription: ${t}\n---\n# ${t}\n\n${t}\n`
+    const ro = ws.folder("ro", {
+      "memories/zebra-crossing.md": text("Zebra crossings on the campus need a warden"),
+      "memories/zebra-crossing-copy.md": text("Zebra crossings on the campus need a warden"),
+      "memories/other.md": text("Something else entirely")
+    })
+    expect((await ws.run(["bundle", "add", ro, "--name", "ro", "--adapter", "akm", "--read-only"])).code).toBe(0)
+    // Nothing retired yet: after one whole run (bundle add indexes one bundle) the fast path answers.
+    expect((await ws.run(["index"])).code).toBe(0)
+    expect((await runFast(ws, ["index", "--format", "json"])).stderr).not.toContain("FALLBACK")
+    const consolidated = await ws.run(["memory", "consolidate", "--bundle", "ro", "--format", "json"])
+    expect(consolidated.code, consolidated.stderr).toBe(0)
+    const hidden = JSON.parse(consolidated.stdout).tiers[0].retired[0].ref as string
+    expect(await runFast(ws, ["index", "--format", "json"])).toEqual(FALLBACK)
+    const run = await ws.run(["index", "--format", "json"])
+    expect(run.code, run.stderr).toBe(0)
+    const hits = JSON.parse((await ws.run(["search", "zebra warden", "--bundle", "ro", "--format", "json"])).stdout).hits as Array<{ ref: string }>
+    expect(hits.map((h) => h.ref)).not.toContain(hidden)
+  }, 120_000)
+})
+
 describe("the index fast bundle", () => {
   it("carries neither the CLI framework's parser nor the tokenizer's ranks", () => {
     const bundle = readFileSync(join(repoRoot, "dist", "cli", "index.cjs"), "utf8")
