@@ -10,6 +10,7 @@
 // - `akm search …` first tries dist/cli/search.cjs, a far smaller bundle with
 //   no CLI framework (src/cli/fast/search.ts), code-cached the same way; show,
 //   curate, info, bundle list and health likewise have bundles of their own (fastPath below),
+//   and so has a no-op `akm index` (docs/decisions/0045-noop-and-startup.md),
 //   and `akm __complete …` (shell completion) goes to dist/cli/complete.cjs.
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
@@ -85,6 +86,8 @@ const fastPath = (args) => {
       return { bundle: "info", run: "runInfo" }
     case "health":
       return { bundle: "health", run: "runHealth" }
+    case "index":
+      return { bundle: "index", run: "runIndex" }
     case "bundle":
       return args[1] === "list" ? { bundle: "bundle-list", run: "runBundleList" } : undefined
     default:
@@ -94,10 +97,10 @@ const fastPath = (args) => {
 
 /**
  * Runs one command line and resolves to its exit code. A command with a fast
- * path (search, show, curate, info, bundle list, health) goes first to its small
+ * path (search, show, curate, info, bundle list, health, index) goes first to its small
  * bundle, which answers plain command lines without @effect/cli and hands
- * anything else (help, unusual flags, an index never built, any error) back
- * untouched to the full CLI.
+ * anything else (help, unusual flags, an index never built, any error, an
+ * index run that must scan) back untouched to the full CLI.
  */
 const run = async (args) => {
   if (args[0] === "__complete") {

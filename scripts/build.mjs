@@ -8,9 +8,10 @@
 //   dist/cli/search.cjs      the `akm search` fast path (src/cli/fast/search.ts,
 //                            exporting runSearch): no CLI framework, no adapters,
 //                            no @effect/sql, a third of main.cjs; bin/akm.js tries it first.
-//   dist/cli/show.cjs, curate.cjs, info.cjs, bundle-list.cjs
+//   dist/cli/show.cjs, curate.cjs, info.cjs, bundle-list.cjs, health.cjs
 //                            the fast paths of the other read commands (FAST_BUNDLES below,
 //                            docs/decisions/0013-fast-read-commands.md), built the same way.
+//   dist/cli/index.cjs       `akm index` when nothing changed (docs/decisions/0045-noop-and-startup.md).
 //   dist/cli/complete.cjs    `akm __complete` for the shell completion scripts (src/cli/completeRun.ts),
 //                            with dist/cli/command-tree.json, the command tree read from main's descriptors.
 //   dist/cli/<name>-….cache  their code caches, made by running representative
@@ -104,7 +105,9 @@ const FAST_BUNDLES = [
     warmup: [
       ["search", "hello", "--format", "json"],
       ["search", "hello", "note", "--format", "text", "--no-track"],
-      ["search", "notes//", "--limit", "5", "--format", "json"]
+      ["search", "notes//", "--limit", "5", "--format", "json"],
+      // After `--` (bench/startup.mjs times both shapes).
+      ["search", "--format", "json", "--", "say hello"]
     ]
   },
   {
@@ -129,7 +132,9 @@ const FAST_BUNDLES = [
   },
   { name: "info", source: "info", run: "runInfo", warmup: [["info", "--format", "json"], ["info", "--format", "text"]] },
   { name: "bundle-list", source: "bundleList", run: "runBundleList", warmup: [["bundle", "list", "--format", "json"], ["bundle", "list", "--format", "text"]] },
-  { name: "health", source: "health", run: "runHealth", warmup: [["health", "--format", "json"], ["health", "--format", "text"]] }
+  { name: "health", source: "health", run: "runHealth", warmup: [["health", "--format", "json"], ["health", "--format", "text"]] },
+  // A no-op reindex (docs/decisions/0045-noop-and-startup.md); the full CLI's warm-up indexed the workspace first.
+  { name: "index", source: "index", run: "runIndex", warmup: [["index", "--format", "json"], ["index", "--format", "text"], ["index", "--bundle", "notes", "--format", "json"]] }
 ]
 
 /**
@@ -215,6 +220,8 @@ const warmCodeCache = () => {
       ["bundle", "add", notes, "--name", "notes"],
       ["bundle", "list"],
       ["bundle", "show", "notes"],
+      // A first index: the index fast path's warm-up below then finds nothing changed.
+      ["index"],
       ["config", "list"],
       ["config", "get", "defaultBundle"],
       ["init"],

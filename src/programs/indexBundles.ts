@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, Option } from "effect"
+import { Clock, Data, Effect, Either, Option } from "effect"
 import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
 import { countBySeverity } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
@@ -30,6 +30,19 @@ export interface IndexInput {
    */
   readonly prune?: boolean | undefined
 }
+
+/**
+ * Fail with RescanNeeded, before anything is written, instead of scanning a
+ * bundle or marking it stale: the start-up fast path of `akm index`
+ * (cli/fast/index.ts, decision 0045) carries no scan and hands such runs to
+ * the full CLI.
+ */
+interface RunMode extends IndexInput {
+  readonly onlyUnchanged: boolean
+}
+
+/** A bundle must be scanned (or marked stale) and the run was asked not to (indexUnchanged). */
+export class RescanNeeded extends Data.TaggedError("RescanNeeded")<{ readonly bundle: string; readonly reason: string }> {}
 
 /**
  * indexed: rescanned and persisted; unchanged: every file as the manifest
@@ -126,7 +139,7 @@ const reasonOf = (error: { readonly message: string }): string => error.message
  * and persist in one transaction, the documents streamed from the scan to the
  * store in bounded batches (spec 10 §2: memory does not grow with the bundle).
  */
-const indexBundle = (name: string, input: IndexInput, now: string) =>
+const indexBundle = (name: string, input: RunMode, now: string) =>
   Effect.gen(function* () {
     const started = yield* Clock.currentTimeMillis
     const store = yield* IndexStore
@@ -141,6 +154,7 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
 
     const stale = (adapter: string | null, reason: string, walked = 0) =>
       Effect.gen(function* () {
+        if (input.onlyUnchanged) return yield* new RescanNeeded({ bundle: name, reason })
         if (!dryRun) yield* store.markStale(name, reason)
         yield* progress.warn(`warning: ${name}: ${reason}; its ${kept.unchanged} indexed items are kept (stale)`)
         return { ...kept, adapter, status: "stale", reason, files: walked, diagnostics: manifest?.diagnostics ?? NO_DIAGNOSTICS, durationMs: yield* elapsed } satisfies BundleIndexReport
@@ -173,6 +187,7 @@ const indexBundle = (name: string, input: IndexInput, now: string) =>
       }
       reason = why
     }
+    if (input.onlyUnchanged) return yield* new RescanNeeded({ bundle: name, reason })
     yield* progress.update(task, 0, total)
 
     // Hashes of single-file items for the manifest: all that is kept of a document once its batch is written.
@@ -266,7 +281,7 @@ const sum = (reports: ReadonlyArray<BundleIndexReport>): IndexTotals => {
  * bundle with failure isolation (R-IDX-3), one writer at a time (R-IDX-6).
  * Utilities are copied from state.db so search needs no join (spec 04 §6).
  */
-export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}) {
+const indexRun = Effect.fn("index")(function* (input: RunMode) {
   const started = yield* Clock.currentTimeMillis
   const workspace = yield* WorkspaceConfig
   const store = yield* IndexStore
@@ -327,3 +342,14 @@ export const indexBundles = Effect.fn("index")(function* (input: IndexInput = {}
     durationMs: (yield* Clock.currentTimeMillis) - started
   } satisfies IndexResult
 })
+
+/** `akm index [--bundle B] [--full] [--dry-run]`: indexRun, scanning what changed. */
+export const indexBundles = (input: IndexInput = {}) =>
+  // Only a run with onlyUnchanged fails with RescanNeeded.
+  indexRun({ ...input, onlyUnchanged: false }).pipe(Effect.catchTag("RescanNeeded", (e) => Effect.die(e)))
+
+/**
+ * indexBundles when no bundle needs a scan, or RescanNeeded before anything is
+ * written (the no-op fast path of `akm index`, cli/fast/index.ts).
+ */
+export const indexUnchanged = (input: IndexInput = {}) => indexRun({ ...input, onlyUnchanged: true })

@@ -3,6 +3,7 @@ import { BundleFilesNode } from "../../layers/fs/BundleFilesNode.js"
 import { makeProgress } from "../../layers/fs/ProgressTerminal.js"
 import { openSearchLive } from "../../layers/SearchLive.js"
 import { TokenizerGpt } from "../../layers/tokenizer/TokenizerGpt.js"
+import type { LazyConnection } from "../../layers/sqlite/connection.js"
 import type { BundleFiles } from "../../services/BundleFiles.js"
 import type { IndexStore } from "../../services/IndexStore.js"
 import { Progress } from "../../services/Progress.js"
@@ -39,19 +40,23 @@ export interface FastLive<R> {
  * command succeeds: a command that fails is declined and run again by the
  * full CLI, which must not find its warnings printed twice.
  */
-const heldProgress = (quiet: boolean) => {
+const heldProgress = (quiet: boolean, isTTY: boolean) => {
   const held: Array<string> = []
-  const layer = Layer.succeed(Progress, makeProgress({ quiet, isTTY: false, write: (text) => void held.push(text) }))
+  const layer = Layer.succeed(Progress, makeProgress({ quiet, isTTY, write: (text) => void held.push(text) }))
   return { layer, flush: () => held.forEach((text) => process.stderr.write(text)) }
 }
 
-/** The indexed services, or undefined when the workspace is not in the everyday state SearchLive serves. */
-export const openIndexedLive = (args: FastArgs, track: boolean): FastLive<IndexedServices> | undefined => {
+/**
+ * The indexed services, or undefined when the workspace is not in the everyday
+ * state SearchLive serves. `progressTTY`: draw progress lines as ProgressStderr
+ * would on a terminal (held like warnings); the read commands draw none.
+ */
+export const openIndexedLive = (args: FastArgs, track: boolean, progressTTY = false): (FastLive<IndexedServices> & { readonly state: LazyConnection }) | undefined => {
   const live = openSearchLive({ configDir: args.configDir, dataDir: args.dataDir, cacheDir: args.cacheDir }, track)
   if (live === undefined) return undefined
-  const progress = heldProgress(args.quiet)
+  const progress = heldProgress(args.quiet, progressTTY)
   const layer = Layer.mergeAll(BundleFilesNode, progress.layer, TokenizerGpt).pipe(Layer.provideMerge(live.layer))
-  return { layer, flush: progress.flush, close: live.close }
+  return { layer, flush: progress.flush, close: live.close, state: live.state }
 }
 
 /**

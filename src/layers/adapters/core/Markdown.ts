@@ -60,7 +60,8 @@ export interface MarkdownScan {
 
 export const CONTENT_CAP_BYTES = 16 * 1024
 
-const parser = MarkdownIt({ html: true, linkify: false })
+// Made on first parse: a command that never parses markdown (a no-op index run, decision 0045) does not pay for it.
+let parser: MarkdownIt | undefined
 
 /**
  * A copy of text cut from the source. V8 keeps a slice (13+ characters) as a
@@ -107,7 +108,7 @@ export const capBytes = (text: string, cap: number = CONTENT_CAP_BYTES): string 
  * the text is a body after frontmatter.
  */
 export const scanMarkdown = (source: string, lineOffset = 0): MarkdownScan => {
-  const tokens = parser.parse(source, {})
+  const tokens = (parser ??= MarkdownIt({ html: true, linkify: false })).parse(source, {})
   const headings: Array<Heading> = []
   const links: Array<Link> = []
   const fences: Array<{ lang: string; line: number }> = []

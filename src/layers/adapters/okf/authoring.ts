@@ -23,7 +23,8 @@ const CONSTRAINTS = [
   "When updating, keep every existing frontmatter key, its order and its formatting; change only the keys the edit needs."
 ]
 
-const EXAMPLE = renderWithFrontmatter(
+// Rendered when asked for (a YAML round trip): every command that loads the adapters would pay for it at start-up (decision 0045).
+const example = () => renderWithFrontmatter(
   {
     type: "Playbook",
     title: "Incident response: data freshness alert",
@@ -46,7 +47,7 @@ export const okfAuthoring = (book: RuleBook, bundle: BundleInfo, target: string,
     `Author Open Knowledge Format (OKF v0.2) concepts in bundle "${bundle.name}" (${op}${target === "" ? "" : ` ${target}`}).`,
     "A concept is a markdown file whose path without `.md` is its concept id; `index.md` and `log.md` are reserved listings, not concepts."
   ].join("\n"),
-  examples: [EXAMPLE],
+  examples: [example()],
   allowedPaths: allowedPathsFor(target),
   constraints: [...CONSTRAINTS, ...book.rules.filter((rule) => rule.severity === "error").map((rule) => rule.guidance)]
 })
