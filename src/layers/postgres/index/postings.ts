@@ -66,9 +66,10 @@ export interface PostingRow {
  * and per group how many items contain it.
  */
 export interface Matches {
-  readonly ids: ReadonlyArray<number>
-  readonly lengths: ReadonlyArray<number>
-  /** `ids.length × groups` frequencies, item-major. */
+  readonly count: number
+  readonly ids: Int32Array
+  readonly lengths: Float64Array
+  /** `count × groups` frequencies, item-major. */
   readonly frequencies: Float64Array
   readonly documentFrequency: ReadonlyArray<number>
 }
@@ -84,21 +85,26 @@ export const readMatches = (rows: ReadonlyArray<PostingRow>, groups: ReadonlyArr
     }
   })
   const byBlock = new Map<number, Array<PostingRow>>()
+  let bound = 0
   for (const row of rows) {
     const list = byBlock.get(row.block) ?? []
     list.push(row)
     byBlock.set(row.block, list)
+    bound += Math.floor(row.data.byteLength / ENTRY_BYTES)
   }
+  // Sized for the most matches the lists can hold: no growing arrays on the way.
   const scratch = new Float64Array(size * BLOCK_SIZE)
   const length = new Float64Array(BLOCK_SIZE)
   const seen = new Uint8Array(BLOCK_SIZE)
-  const ids: Array<number> = []
-  const lengths: Array<number> = []
-  const frequencies: Array<number> = []
+  const touched = new Int32Array(BLOCK_SIZE)
+  const ids = new Int32Array(bound)
+  const lengths = new Float64Array(bound)
+  const frequencies = new Float64Array(bound * size)
   const documentFrequency = new Array<number>(size).fill(0)
+  let count = 0
   for (const block of [...byBlock.keys()].sort((a, b) => a - b)) {
     const base = block * BLOCK_SIZE
-    const touched: Array<number> = []
+    let touches = 0
     for (const row of byBlock.get(block)!) {
       const targets = groupsOf.get(row.lexeme)
       if (targets === undefined) continue
@@ -108,31 +114,33 @@ export const readMatches = (rows: ReadonlyArray<PostingRow>, groups: ReadonlyArr
         if (offset < 0 || offset >= BLOCK_SIZE) continue
         if (seen[offset] === 0) {
           seen[offset] = 1
-          touched.push(offset)
+          touched[touches++] = offset
           length[offset] = view.getFloat32(at + 8)
         }
         const f = view.getFloat32(at + 4)
         for (const g of targets) scratch[g * BLOCK_SIZE + offset] = scratch[g * BLOCK_SIZE + offset]! + f
       }
     }
-    touched.sort((a, b) => a - b)
-    for (const offset of touched) {
-      ids.push(base + offset)
-      lengths.push(length[offset]!)
+    touched.subarray(0, touches).sort()
+    for (let t = 0; t < touches; t++) {
+      const offset = touched[t]!
+      ids[count] = base + offset
+      lengths[count] = length[offset]!
       for (let g = 0; g < size; g++) {
         const f = scratch[g * BLOCK_SIZE + offset]!
-        frequencies.push(f)
+        frequencies[count * size + g] = f
         if (f > 0) documentFrequency[g]!++
         scratch[g * BLOCK_SIZE + offset] = 0
       }
       seen[offset] = 0
+      count++
     }
   }
-  return { ids, lengths, frequencies: Float64Array.from(frequencies), documentFrequency }
+  return { count, ids, lengths, frequencies, documentFrequency }
 }
 
 /** The `k`-th largest of these scores (or -Infinity when there are fewer): a bounded min-heap. */
-export const kthLargest = (scores: Iterable<number>, k: number): number => {
+export const kthLargest = (scores: ArrayLike<number>, k: number): number => {
   if (k <= 0) return Infinity
   const heap: Array<number> = []
   const down = (i: number) => {
@@ -147,7 +155,8 @@ export const kthLargest = (scores: Iterable<number>, k: number): number => {
       i = m
     }
   }
-  for (const s of scores) {
+  for (let i = 0; i < scores.length; i++) {
+    const s = scores[i]!
     if (heap.length < k) {
       heap.push(s)
       for (let i = heap.length - 1; i > 0;) {
