@@ -2,7 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { IndexStorePg } from "../../src/layers/postgres/IndexStorePg.js"
-import { IndexStore } from "../../src/services/IndexStore.js"
+import { parseQuery } from "../../src/domain/Query.js"
+import type { ItemFilters } from "../../src/domain/Search.js"
+import { IndexStore, type CandidateSet } from "../../src/services/IndexStore.js"
 import { indexDoc, indexStoreContract } from "../services/IndexStore.contract.js"
 import { NOT_RUN, pgClient, scratchDatabase, testDatabaseUrl } from "./scratchDatabase.js"
 
@@ -75,6 +77,62 @@ if (testDatabaseUrl === undefined) {
         expect(yield* a.persist(bundle, [doc], manifest)).toMatchObject({ unchanged: 1, updated: 0 })
       }), { timeout: 60_000 })
 
+    it.scopedLive("a word search reads the index's lists: the same candidates as the tsvector path, after every kind of change (decision 0041)", () =>
+      Effect.gen(function* () {
+        const db = yield* scratchDatabase(url, "idx_lists")
+        const a = yield* storeOn(db.url)
+        const b = yield* storeOn(db.url)
+        const words = ["deploy", "cache", "redis", "heron", "staging", "rollback", "ledger", "kestrel"]
+        const docs = (bundle: string, n: number, shift: number) =>
+          Array.from({ length: n }, (_, i) =>
+            indexDoc(bundle, `notes/n${i}`, {
+              name: `${words[(i + shift) % words.length]} note ${i}`,
+              ...(i % 3 === 0 ? { description: `about ${words[(i * 5 + shift) % words.length]}` } : {}),
+              ...(i % 4 === 0 ? { tags: [words[(i + 3) % words.length]!] } : {}),
+              content: Array.from({ length: 1 + (i % 7) }, (_, k) => words[(i * k + shift + 1) % words.length]).join(" ") + ` filler ${i}`,
+              ...(i % 11 === 5 ? { quality: "proposed" as const } : {}),
+              ...(i % 13 === 4 ? { supersededBy: `${bundle}//notes/n${i + 1}` } : {})
+            }))
+        yield* a.persist("one", docs("one", 60, 0))
+        yield* a.persist("two", docs("two", 40, 3))
+        const filters: ItemFilters = { belief: "current", includeProposed: false }
+        const find = (store: typeof a, text: string, narrowed: boolean) => {
+          const parsed = parseQuery(text)
+          const groups = parsed._tag === "Words" ? parsed.groups : []
+          return store.candidates({ match: { _tag: "Words", groups, prefix: false }, filters: narrowed ? { ...filters, bundles: ["one", "two", "three"] } : filters, limit: 50 })
+        }
+        const shape = (set: CandidateSet) => ({
+          refs: set.candidates.map((c) => c.item.ref),
+          lexical: set.candidates.map((c) => Math.round(c.lexical * 1e6)),
+          matched: set.candidates.map((c) => c.matched),
+          total: set.total,
+          documentCount: set.documentCount,
+          documentFrequency: set.documentFrequency
+        })
+        const same = (store: typeof a) =>
+          Effect.forEach(["deploy", "cache redis", "heron staging rollback", "ledger kestrel filler", "nothing-here"], (text) =>
+            Effect.gen(function* () {
+              const fast = yield* find(store, text, false)
+              // Every bundle named: the same filter, but it takes the tsvector path of decision 0034.
+              expect(shape(fast), text).toEqual(shape(yield* find(store, text, true)))
+              return fast
+            }))
+        const before = yield* same(a)
+        expect(before[0]!.total).toBeGreaterThan(0)
+        // Another server changes the index: updated, added and removed items; this server's next search sees it.
+        yield* b.persist("one", docs("one", 45, 1))
+        yield* same(a)
+        yield* b.removeBundle("two")
+        const after = yield* same(a)
+        expect(after.flatMap((set) => set.candidates.map((c) => c.item.bundle))).not.toContain("two")
+        // A run rolled back leaves nothing behind, not even a generation the next run could repeat.
+        yield* Effect.exit(b.withWriteLease(Effect.zipRight(b.persist("three", docs("three", 30, 2)), Effect.fail("crash"))))
+        expect(shape(yield* find(a, "heron staging rollback", false))).toEqual(shape(after[2]!))
+        yield* b.persist("three", docs("three", 30, 5))
+        const last = yield* same(a)
+        expect(last.flatMap((set) => set.candidates.map((c) => c.item.bundle))).toContain("three")
+      }), { timeout: 120_000 })
+
     it.scopedLive("a failed index run leaves the previous index whole", () =>
       Effect.gen(function* () {
         const db = yield* scratchDatabase(url, "idx_rollback")
@@ -85,7 +143,7 @@ if (testDatabaseUrl === undefined) {
         expect(exit._tag).toBe("Failure")
         expect(yield* a.has(bundle, "one")).toBe(true)
         expect(yield* a.has(bundle, "two")).toBe(false)
-        expect((yield* a.init).migrations).toEqual(["0001_index"])
+        expect((yield* a.init).migrations).toEqual(["0001_index", "0002_search_postings"])
       }), { timeout: 60_000 })
   })
 }

@@ -36,11 +36,13 @@ export const groupFrequencies = (groups: ReadonlyArray<GroupLexemes>, occurrence
     return sum
   })
 
-export const bm25 = (frequencies: ReadonlyArray<number>, inverse: ReadonlyArray<number>, length: number, averageLength: number): number => {
+/** `frequencies` from `at` on, one per group (the lists of postings.ts are read into one flat array). */
+export const bm25 = (frequencies: ArrayLike<number>, inverse: ReadonlyArray<number>, length: number, averageLength: number, at = 0): number => {
   const norm = K1 * (1 - B + (B * length) / (averageLength > 0 ? averageLength : 1))
   let score = 0
-  frequencies.forEach((f, i) => {
-    if (f > 0) score += (inverse[i] ?? 0) * ((f * (K1 + 1)) / (f + norm))
-  })
+  for (let i = 0; i < inverse.length; i++) {
+    const f = frequencies[at + i] ?? 0
+    if (f > 0) score += inverse[i]! * ((f * (K1 + 1)) / (f + norm))
+  }
   return score
 }

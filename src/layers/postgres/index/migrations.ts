@@ -1,6 +1,7 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import { ALL_POSTINGS } from "./postings.js"
 
 /** The table @effect/sql's Migrator records the index's migrations in (the state stores keep their own). */
 export const INDEX_MIGRATIONS_TABLE = "akm_index_migrations"
@@ -91,5 +92,24 @@ export const indexMigrationsPg: Record<string, Effect.Effect<void, SqlError, Sql
     "CREATE TABLE idx_token_counts (hash TEXT PRIMARY KEY, tokens INTEGER NOT NULL)",
     "CREATE TABLE idx_ranking_features (ref TEXT PRIMARY KEY, utility DOUBLE PRECISION NOT NULL, updated_at TEXT NOT NULL)",
     "CREATE TABLE idx_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+  ),
+  // Search statistics kept by the index runs (decision 0041): per lexeme and block of item ids, the packed list of
+  // (id, weighted frequency, length) bm25 reads; a generation that moves with every change of the documents; and the
+  // few items a default search's filters may leave out, found without a scan.
+  "0002_search_postings": exec(
+    `CREATE TABLE idx_postings (
+      lexeme TEXT NOT NULL,
+      block INTEGER NOT NULL,
+      docs INTEGER NOT NULL,
+      data BYTEA NOT NULL,
+      PRIMARY KEY (lexeme, block)
+    )`,
+    // Uncompressed: ids and floats barely compress, and decompressing them is what search would wait on.
+    "ALTER TABLE idx_postings ALTER COLUMN data SET STORAGE EXTERNAL",
+    "CREATE INDEX idx_postings_block ON idx_postings (block)",
+    `CREATE INDEX idx_documents_excludable ON idx_documents (id)
+      WHERE quality = 'proposed' OR superseded_by IS NOT NULL OR belief_state = 'retired'`,
+    ALL_POSTINGS,
+    "INSERT INTO idx_meta (key, value) VALUES ('generation', pg_current_xact_id()::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value"
   )
 }

@@ -6,6 +6,7 @@ import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import type { ManifestInput } from "../../../services/IndexStore.js"
 import { documentColumns } from "../../sqlite/index/rows.js"
 import { relativeTo } from "./paths.js"
+import { refreshPostings } from "./postings.js"
 import { substringsOf, wordsOf } from "./words.js"
 
 /** Documents compared and written per statement: 64 rows of 33 columns stay far below PostgreSQL's 65,535 parameters. */
@@ -40,9 +41,12 @@ const UPDATED = [
   "s_tags", "s_content", "doc", "inputs"
 ].map((c) => `${c} = excluded.${c}`).join(", ")
 
-/** Inserts or updates rows by ref; an update keeps the row id. */
+/** Inserts or updates rows by ref (an update keeps the row id); yields the rows' ids. */
 const upsert = (sql: SqlClient.SqlClient, rows: ReadonlyArray<Row>) =>
-  rows.length === 0 ? Effect.void : sql`INSERT INTO idx_documents ${sql.insert(rows as unknown as ReadonlyArray<Record<string, unknown>>)} ON CONFLICT (ref) DO UPDATE SET ${sql.literal(UPDATED)}`.raw
+  rows.length === 0
+    ? Effect.succeed([] as ReadonlyArray<{ id: number }>)
+    : sql<{ id: number }>`INSERT INTO idx_documents ${sql.insert(rows as unknown as ReadonlyArray<Record<string, unknown>>)}
+      ON CONFLICT (ref) DO UPDATE SET ${sql.literal(UPDATED)} RETURNING id`
 
 export const deleteDocuments = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>) =>
   Effect.forEach(chunks(ids, DELETE_CHUNK), (batch) => sql`DELETE FROM idx_documents WHERE id IN ${sql.in(batch)}`.raw, { discard: true })
@@ -62,6 +66,8 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
     const base = root ?? known?.root ?? undefined
     const byRef = new Map(existing.map((row) => [row.ref, row]))
     const seen = new Set<string>()
+    // Items written or deleted: their blocks of the search lists are rewritten once, at the end (postings.ts).
+    const dirty = new Set<number>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
     const writeChunk = (docs: ReadonlyArray<IndexDocument>, inputs: ReadonlyArray<ItemInputs> | undefined) =>
       Effect.suspend(() => {
@@ -87,7 +93,9 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
         })
         if (dryRun) return Effect.void
         return Effect.zipRight(
-          upsert(sql, rows),
+          Effect.map(upsert(sql, rows), (written) => {
+            for (const row of written) dirty.add(row.id)
+          }),
           Effect.forEach(reinput, ([id, json, digest]) => sql`UPDATE idx_documents SET inputs = ${json}, inputs_digest = ${digest} WHERE id = ${id}`.raw, { discard: true })
         )
       })
@@ -110,7 +118,8 @@ export const persistSession = (sql: SqlClient.SqlClient, bundle: string, dryRun:
     const finish = Effect.suspend(() => {
       const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
       summary.removed = vanished.length
-      return Effect.as(dryRun ? Effect.void : deleteDocuments(sql, vanished), { ...summary } satisfies PersistSummary)
+      for (const id of vanished) dirty.add(id)
+      return Effect.as(dryRun ? Effect.void : Effect.zipRight(deleteDocuments(sql, vanished), refreshPostings(sql, dirty)), { ...summary } satisfies PersistSummary)
     })
     return { write, keep, finish }
   })

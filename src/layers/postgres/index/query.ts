@@ -1,4 +1,5 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect } from "effect"
 import type { ItemFilters } from "../../../domain/Search.js"
@@ -7,6 +8,7 @@ import { itemFromRow as itemOf, type ItemRow as StoredRow } from "../../sqlite/i
 import { absoluteFrom } from "./paths.js"
 import { filterClause, ITEM_COLUMNS, ITEM_JOINS, narrows } from "./columns.js"
 import { bm25, groupFrequencies, inverseFrequency, type Occurrences } from "./bm25.js"
+import { kthLargest, readMatches, type PostingRow } from "./postings.js"
 import { anyQuery, groupLexemes, groupQuery, RANK_WEIGHTS, substringPattern, type GroupLexemes } from "./words.js"
 
 /** A row of ITEM_COLUMNS: index.db's, with the bundle's root its relative path is under. */
@@ -96,6 +98,175 @@ const occurrencesIn = (sql: SqlClient.SqlClient, ids: ReadonlyArray<number>, gro
 
 const byLexical = (a: Candidate, b: Candidate) => b.lexical - a.lexical || (a.item.ref < b.item.ref ? -1 : a.item.ref > b.item.ref ? 1 : 0)
 
+/** What a default search's filters leave out: few items (proposed, replaced, retired), and which of them are replaced. */
+interface Excluded {
+  readonly excluded: ReadonlySet<number>
+  readonly succeeded: ReadonlySet<number>
+}
+
+/**
+ * What one reader keeps between searches, valid for one index generation
+ * (every change of the documents moves it, postings.ts): the items a
+ * default search's filters leave out, per filter (as decision 0040 keeps them
+ * for index.db), and the lists of recently searched lexemes, up to
+ * LIST_CACHE_BYTES (least recently used first out).
+ */
+export interface SearchCache {
+  generation: string | undefined
+  excluded: { readonly key: string; readonly value: Excluded } | undefined
+  readonly lists: Map<string, ReadonlyArray<PostingRow>>
+  bytes: number
+}
+
+const LIST_CACHE_BYTES = 32 * 1024 * 1024
+
+export const makeSearchCache = (): SearchCache => ({ generation: undefined, excluded: undefined, lists: new Map(), bytes: 0 })
+
+const sizeOf = (rows: ReadonlyArray<PostingRow>): number => rows.reduce((sum, r) => sum + r.data.byteLength + 64, 64)
+
+/** Moves the cache to `generation`, forgetting what it held for another. */
+const advance = (cache: SearchCache, generation: string) => {
+  if (cache.generation === generation) return
+  cache.generation = generation
+  cache.excluded = undefined
+  cache.lists.clear()
+  cache.bytes = 0
+}
+
+const remember = (cache: SearchCache, lexeme: string, rows: ReadonlyArray<PostingRow>) => {
+  const size = sizeOf(rows)
+  if (size > LIST_CACHE_BYTES / 4) return
+  cache.lists.set(lexeme, rows)
+  cache.bytes += size
+  for (const [old, list] of cache.lists) {
+    if (cache.bytes <= LIST_CACHE_BYTES) break
+    cache.lists.delete(old)
+    cache.bytes -= sizeOf(list)
+  }
+}
+
+const recall = (cache: SearchCache, lexeme: string): ReadonlyArray<PostingRow> | undefined => {
+  const rows = cache.lists.get(lexeme)
+  if (rows !== undefined) {
+    cache.lists.delete(lexeme)
+    cache.lists.set(lexeme, rows)
+  }
+  return rows
+}
+
+/** The items the filters leave out: read once per generation and filter. */
+const exclusionsFor = (sql: SqlClient.SqlClient, cache: SearchCache, filters: ItemFilters): Effect.Effect<Excluded, SqlError> =>
+  Effect.suspend(() => {
+    const key = `${filters.includeProposed}|${filters.belief}`
+    const generation = cache.generation
+    if (cache.excluded?.key === key) return Effect.succeed(cache.excluded.value)
+    return Effect.map(sql<{ id: number; succeeded: boolean }>`SELECT d.id, d.superseded_by IS NOT NULL AS succeeded FROM idx_documents d
+      WHERE (d.quality = 'proposed' OR d.superseded_by IS NOT NULL OR d.belief_state = 'retired') AND NOT coalesce(${filterClause(sql, filters)}, FALSE)`, (rows) => {
+      const value = { excluded: new Set(rows.map((r) => r.id)), succeeded: new Set(rows.filter((r) => r.succeeded).map((r) => r.id)) }
+      if (cache.generation === generation) cache.excluded = { key, value }
+      return value
+    })
+  })
+
+/**
+ * Word search through the index's own lists (decision 0041): one statement
+ * reads the lists of the query's lexemes with the corpus sizes and the
+ * generation; bm25 scores every match here (exact, as FTS5 ranks every
+ * match); a second reads the rows of the best. Plain words and default
+ * filters only: phrases, prefixes and narrowing filters take the tsvector path.
+ */
+const fromPostings = (sql: SqlClient.SqlClient, query: CandidateQuery, groups: ReadonlyArray<GroupLexemes>, cache: SearchCache) =>
+  Effect.gen(function* () {
+    const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
+    const lexemes = [...new Set(groups.flatMap((g) => g.exact))]
+    if (lexemes.length === 0) return empty
+    const read = (wanted: ReadonlyArray<string>) =>
+      sql<{ n: number; words: number; generation: string | null; lexeme: string | null; block: number | null; data: Uint8Array | null }>`SELECT s.n, s.words,
+          s.generation, p.lexeme, p.block, p.data
+        FROM (SELECT (SELECT coalesce(sum(items), 0)::int FROM idx_bundles) AS n, (SELECT coalesce(sum(words), 0)::float8 FROM idx_bundles) AS words,
+          (SELECT value FROM idx_meta WHERE key = 'generation') AS generation) s
+        LEFT JOIN idx_postings p ON ${wanted.length === 0 ? sql.literal("FALSE") : sql`p.lexeme IN ${sql.in(wanted)}`}`
+    // Only the lists not held for the generation last seen; when it has moved, all of them again.
+    let wanted = cache.generation === undefined ? lexemes : lexemes.filter((l) => !cache.lists.has(l))
+    let rows = yield* read(wanted)
+    const head = rows[0]
+    if (head === undefined) return empty
+    const generation = head.generation ?? "0"
+    if (generation !== cache.generation) {
+      const partial = wanted.length < lexemes.length
+      advance(cache, generation)
+      if (partial) {
+        wanted = lexemes
+        rows = yield* read(wanted)
+      }
+    }
+    const fetched = new Map<string, Array<PostingRow>>(wanted.map((l) => [l, []]))
+    for (const row of rows) if (row.lexeme !== null && row.data !== null && row.block !== null) fetched.get(row.lexeme)?.push({ lexeme: row.lexeme, block: row.block, data: row.data })
+    const lists: Array<PostingRow> = []
+    for (const lexeme of lexemes) {
+      const got = fetched.get(lexeme)
+      if (got !== undefined) {
+        if (cache.generation === generation) remember(cache, lexeme, got)
+        lists.push(...got)
+      } else lists.push(...(recall(cache, lexeme) ?? []))
+    }
+    const matches = readMatches(lists, groups.map((g) => g.exact))
+    const { excluded, succeeded } = yield* exclusionsFor(sql, cache, query.filters)
+    const documentCount = head.n ?? 0
+    const inverse = matches.documentFrequency.map((n) => inverseFrequency(n, documentCount))
+    const average = documentCount > 0 ? (head.words ?? 0) / documentCount : 0
+    const size = groups.length
+    const count = matches.count
+    const scores = new Float64Array(count)
+    const passing = new Float64Array(count)
+    let total = 0
+    for (let i = 0; i < count; i++) {
+      scores[i] = bm25(matches.frequencies, inverse, matches.lengths[i]!, average, i * size)
+      if (excluded.size === 0 || !excluded.has(matches.ids[i]!)) passing[total++] = scores[i]!
+    }
+    if (total === 0) return empty
+    // The best `limit` that pass: those above the last one's score for sure, and of the matches tied with it the
+    // first by ref, as index.db breaks ties (copies of one text score alike: the database picks them by ref).
+    const cut = kthLargest(passing.subarray(0, total), query.limit)
+    const above: Array<number> = []
+    const tied: Array<number> = []
+    for (let i = 0; i < count; i++) {
+      if (scores[i]! < cut || excluded.has(matches.ids[i]!)) continue
+      if (scores[i]! > cut) above.push(i)
+      else tied.push(i)
+    }
+    // Replaced items among the best of all matches (filters aside) that default search hides: their successors inherit their match (issue 25).
+    const hiddenAt: Array<number> = []
+    if (query.filters.belief === "current" && succeeded.size > 0) {
+      const all = kthLargest(scores, query.limit)
+      for (let i = 0; i < count; i++) if (scores[i]! >= all && succeeded.has(matches.ids[i]!) && excluded.has(matches.ids[i]!)) hiddenAt.push(i)
+    }
+    const at = new Map([...above, ...tied, ...hiddenAt].map((i) => [matches.ids[i]!, i] as const))
+    const sure = [...above, ...hiddenAt].map((i) => matches.ids[i]!)
+    const picked = sql.join(" UNION ALL ", false)([
+      ...(sure.length === 0 ? [] : [sql`SELECT id FROM idx_documents WHERE id IN ${sql.in(sure)}`]),
+      ...(tied.length === 0 ? [] : [sql`(SELECT id FROM idx_documents WHERE id IN ${sql.in(tied.map((i) => matches.ids[i]!))}
+        ORDER BY ref COLLATE "C" LIMIT ${query.limit - above.length})`])
+    ])
+    const items = yield* sql<ItemRow & { id: number }>`SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id
+      FROM (${picked}) k JOIN idx_documents d ON d.id = k.id ${sql.literal(ITEM_JOINS)}`
+    const candidateAt = (row: ItemRow & { id: number }): Candidate => {
+      const i = at.get(row.id)!
+      const matched: Array<boolean> = []
+      for (let g = 0; g < size; g++) matched.push(matches.frequencies[i * size + g]! > 0)
+      return { item: itemFromRow(row), lexical: scores[i]!, matched }
+    }
+    const found = items.filter((row) => !excluded.has(row.id)).map(candidateAt).sort(byLexical).slice(0, query.limit)
+    const hidden = items.filter((row) => excluded.has(row.id)).map(candidateAt).sort(byLexical)
+    return {
+      candidates: found,
+      ...(hidden.length === 0 ? {} : { replaced: hidden }),
+      total,
+      documentCount,
+      documentFrequency: matches.documentFrequency
+    } satisfies CandidateSet
+  })
+
 /**
  * Lexical candidates (spec 04 §3 step 3): the match through its GIN index,
  * filters after it, the number of all that pass, and document frequencies
@@ -104,8 +275,12 @@ const byLexical = (a: Candidate, b: Candidate) => b.lexical - a.lexical || (a.it
  * (bm25.ts) orders them as index.db would and keeps `limit`. Substrings: the
  * weighted LIKE score, as index.db's LIKE plan.
  */
-export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery) =>
+export const candidates = (sql: SqlClient.SqlClient, query: CandidateQuery, cache: SearchCache) =>
   Effect.gen(function* () {
+    if (query.match._tag === "Words" && !query.match.prefix && !narrows(query.filters) && query.match.groups.every((g) => !g.phrase)) {
+      const groups = query.match.groups.map((g) => groupLexemes(g, false))
+      return yield* fromPostings(sql, query, groups, cache)
+    }
     const plan = planFor(sql, query)
     const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
     if (plan === undefined) return empty
@@ -181,7 +356,8 @@ export const itemsByRef = (sql: SqlClient.SqlClient, refs: ReadonlyArray<string>
 export const excerpts = (sql: SqlClient.SqlClient, refs: ReadonlyArray<string>, chars: number) =>
   Effect.gen(function* () {
     if (refs.length === 0) return new Map<string, string>()
-    const rows = yield* sql<{ ref: string; text: string | null }>`SELECT d.ref, substr(d.doc::jsonb ->> 'content', 1, ${chars}) AS text
+    // `json`, not `jsonb`: ->> on json scans the text for one key, jsonb would build the whole document first (4-20x slower).
+    const rows = yield* sql<{ ref: string; text: string | null }>`SELECT d.ref, substr(d.doc::json ->> 'content', 1, ${chars}) AS text
       FROM idx_documents d WHERE d.ref IN ${sql.in(refs)}`
     return new Map(rows.flatMap((row) => (typeof row.text === "string" ? [[row.ref, row.text] as const] : [])))
   })

@@ -13,7 +13,8 @@ import { migrateHistory } from "../migrationHistory.js"
 import { INDEX_MIGRATIONS_TABLE, indexMigrationsPg } from "./migrations.js"
 import { absoluteFrom } from "./paths.js"
 import { countItems, deleteDocuments, persistBundle, persistSession, writeManifest } from "./persist.js"
-import { browse, candidates, excerpts, itemsByRef } from "./query.js"
+import { bumpGeneration, refreshPostings } from "./postings.js"
+import { browse, candidates, excerpts, itemsByRef, makeSearchCache } from "./query.js"
 
 const decodeDoc = Schema.decodeUnknownSync(Schema.parseJson(IndexDocument))
 
@@ -165,9 +166,12 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
         yield* rekey("idx_ranking_features", "ref")
         yield* sql`UPDATE idx_manifest SET bundle = ${to} WHERE bundle = ${from}`.raw
         yield* sql`UPDATE idx_bundles SET name = ${to} WHERE name = ${from}`.raw
+        // Successor refs changed: what the filters leave out may have.
+        yield* bumpGeneration(sql)
       })
 
     const lease = yield* Effect.makeSemaphore(1)
+    const searchCache = makeSearchCache()
 
     return IndexStore.of({
       init: run(Effect.gen(function* () {
@@ -217,7 +221,7 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
           return path === doc.path ? doc : { ...doc, path }
         })),
       has: (bundle, conceptId) => run(Effect.map(sql`SELECT 1 FROM idx_documents WHERE ref = ${`${bundle}//${conceptId}`}`, (rows) => rows.length > 0)),
-      candidates: (query) => current(run(candidates(sql, query)), (set, edit) => ({ ...set, candidates: set.candidates.map((c) => ({ ...c, item: edit(c.item) })) })),
+      candidates: (query) => current(run(candidates(sql, query, searchCache)), (set, edit) => ({ ...set, candidates: set.candidates.map((c) => ({ ...c, item: edit(c.item) })) })),
       items: (refs, filters) => current(run(itemsByRef(sql, refs, filters)), (items, edit) => items.map(edit)),
       excerpts: (refs, chars) => run(excerpts(sql, refs, chars)),
       browse: (query) => current(run(browse(sql, query)), (page, edit) => ({ ...page, items: page.items.map(edit) })),
@@ -230,6 +234,7 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
         write(Effect.gen(function* () {
           const rows = yield* sql<{ id: number }>`SELECT id FROM idx_documents WHERE bundle = ${bundle}`
           yield* deleteDocuments(sql, rows.map((row) => row.id))
+          yield* refreshPostings(sql, rows.map((row) => row.id))
           yield* sql`DELETE FROM idx_manifest WHERE bundle = ${bundle}`
           yield* sql`DELETE FROM idx_bundles WHERE name = ${bundle}`
           return rows.length
@@ -251,7 +256,10 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
         entries.length === 0
           ? Effect.succeed(0)
           : write(Effect.map(
-            Effect.forEach(entries, (e) => sql<{ id: number }>`UPDATE idx_documents SET belief_state = 'retired' WHERE ref = ${e.ref} AND hash = ${e.hash} RETURNING id`),
+            Effect.tap(
+              Effect.forEach(entries, (e) => sql<{ id: number }>`UPDATE idx_documents SET belief_state = 'retired' WHERE ref = ${e.ref} AND hash = ${e.hash} RETURNING id`),
+              (rows) => (rows.flat().length === 0 ? Effect.void : bumpGeneration(sql))
+            ),
             (rows) => rows.flat().length
           )),
       // One writer per process (the semaphore keeps a waiting run from holding a connection), one per database (the lock).
