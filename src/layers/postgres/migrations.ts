@@ -146,5 +146,7 @@ export const pgStateMigrations: Migrations = {
     )`,
     "CREATE INDEX evidence_ref ON evidence (ref, recorded_at)",
     "CREATE INDEX evidence_recorded ON evidence (recorded_at)"
-  )
+  ),
+  // As state.db's 0012_evidence_data: structured details of a row (a queued capture's tags and expiry), JSON.
+  "0007_evidence_data": exec("ALTER TABLE evidence ADD COLUMN data text")
 }

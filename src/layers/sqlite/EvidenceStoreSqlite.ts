@@ -20,6 +20,8 @@ interface EvidenceRow {
   readonly query: string | null
   readonly origin: string | null
   readonly observed_at: string | null
+  /** JSON (migration 0012_evidence_data); NULL for rows without data. */
+  readonly data: string | null
   readonly recorded_at: string
   readonly status: Evidence["status"]
 }
@@ -35,6 +37,7 @@ const toEvidence = (row: EvidenceRow): Evidence => ({
   ...(row.query === null ? {} : { query: row.query }),
   ...(row.origin === null ? {} : { origin: row.origin }),
   ...(row.observed_at === null ? {} : { observedAt: row.observed_at }),
+  ...(row.data === null ? {} : { data: JSON.parse(row.data) as Record<string, unknown> }),
   recordedAt: row.recorded_at,
   status: row.status
 })
@@ -74,6 +77,7 @@ export const evidenceStoreFrom = (stateDb: StateDb["Type"]) =>
                   query: input.query ?? null,
                   origin: input.origin ?? null,
                   observed_at: input.observedAt ?? null,
+                  data: input.data === undefined ? null : JSON.stringify(input.data),
                   recorded_at: new Date(now).toISOString(),
                   status: "open"
                 })} ON CONFLICT DO NOTHING`.pipe(
