@@ -159,7 +159,7 @@ const consolidateTier = (tier: Tier, dryRun: boolean, to: string | undefined) =>
   Effect.gen(function* () {
     const { retiring, ...cleaned } = yield* cleanupTier(tier, dryRun)
     const wanted = cleaned.after.items - cleaned.lowWaterItems
-    if (cleaned.mode !== "proposal" || (to === undefined && wanted <= 0)) return cleaned satisfies TierConsolidation as TierConsolidation
+    if (to === undefined && wanted <= 0) return cleaned satisfies TierConsolidation as TierConsolidation
     const gone = new Set(retiring.map((r) => r.record.ref))
     const current = dryRun ? { ...tier, active: tier.active.filter((r) => !gone.has(r.ref)) } : (yield* readTier(tier.info.name)) ?? tier
     const compacted = yield* compactTier(current, { dryRun, to, wanted })
