@@ -10,7 +10,7 @@ import { headingSlug } from "../../domain/Ref.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { Generator, type GenerationRequest } from "../../services/Generator.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
-import { MemoryStore } from "../../services/MemoryStore.js"
+import { MemoryStore, type NewArchiveEntry } from "../../services/MemoryStore.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import type { Redacted } from "../../domain/Redaction.js"
 import { Redactor } from "../../services/Redactor.js"
@@ -123,6 +123,22 @@ export interface Destination {
   readonly adapter: BundleAdapter
 }
 
+/** The archive row of one retirement from `tier`. */
+export const entryOf = (tier: Tier, r: Retirement, at: string, overlay: boolean, proposalId?: string): NewArchiveEntry => ({
+  bundle: tier.info.name,
+  ref: r.record.ref,
+  path: r.record.path,
+  digest: r.record.hash,
+  bytes: r.record.bytes,
+  state: r.state,
+  reason: r.reason,
+  successors: r.successors,
+  dispositions: r.dispositions,
+  ...(proposalId === undefined ? {} : { proposalId }),
+  retiredAt: at,
+  overlay
+})
+
 export interface GroupAnswer {
   readonly tier: Tier
   readonly destination: Destination
@@ -204,20 +220,7 @@ export const completeGroup = Effect.fn("memory.compact.complete")(function* (ans
   }))
   if (made.status === "accepted" && tier.info.writable) {
     // Recorded as retired only once the files are gone (a proposal waiting for review retires nothing yet).
-    yield* (yield* MemoryStore).record(retirements.map((r) => ({
-      bundle: tier.info.name,
-      ref: r.record.ref,
-      path: r.record.path,
-      digest: r.record.hash,
-      bytes: r.record.bytes,
-      state: r.state,
-      reason: r.reason,
-      successors: r.successors,
-      dispositions: r.dispositions,
-      proposalId: made.id,
-      retiredAt: at,
-      overlay: false
-    })))
+    yield* (yield* MemoryStore).record(retirements.map((r) => entryOf(tier, r, at, false, made.id)))
   }
   return {
     item: { ...item, retired: archived.map((v) => v.record.ref), proposal } satisfies ConsolidatedItem as ConsolidatedItem,
