@@ -39,6 +39,11 @@ export interface EvidenceInput {
   /** Where it was observed: transcript path:line, ledger record id, lint rule code. */
   readonly origin?: string | undefined
   readonly observedAt?: string | undefined
+  /**
+   * Structured details a producer keeps with the row and reads back itself
+   * (a queued background capture's tags and expiry); JSON, not part of the hash.
+   */
+  readonly data?: Readonly<Record<string, unknown>> | undefined
 }
 
 export interface Evidence extends EvidenceInput {

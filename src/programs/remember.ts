@@ -7,7 +7,7 @@ import { IndexStore } from "../services/IndexStore.js"
 import { WorkspaceConfig } from "../services/WorkspaceConfig.js"
 import { INTAKE_ORIGIN, stateOfTier } from "./memory/status.js"
 import { readTier } from "./memory/tiers.js"
-import { drainIntake } from "./memory/drain.js"
+import { drainIntake, queuedCaptureData } from "./memory/drain.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
 import { redactFields } from "../domain/Redaction.js"
@@ -163,7 +163,16 @@ export const captureMemory = Effect.fn("remember.capture")(function* (input: Rem
     const { state, policy, size } = yield* stateOfTier(tier)
     if (state === "blocked" && policy.backgroundIntakeWhenBlocked === "queue") {
       const redact = yield* (yield* Redactor).snapshot
-      const [row] = yield* (yield* EvidenceStore).add([{ kind: "session", source: "memory", note: redact(input.text.trim()), origin: `${INTAKE_ORIGIN}${bundle}`, observedAt: new Date(yield* Clock.currentTimeMillis).toISOString() }])
+      const nowMs = yield* Clock.currentTimeMillis
+      const data = yield* queuedCaptureData(input, nowMs, redact)
+      const [row] = yield* (yield* EvidenceStore).add([{
+        kind: "session",
+        source: "memory",
+        note: redact(input.text.trim()),
+        origin: `${INTAKE_ORIGIN}${bundle}`,
+        observedAt: new Date(nowMs).toISOString(),
+        ...(data === undefined ? {} : { data })
+      }])
       return {
         queued: true,
         bundle,

@@ -1,39 +1,33 @@
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
 import { startGitHttpServer, type GitHttpServer } from "../support/gitHttpServer.js"
-import { git, makeGitRepo } from "../support/gitRepo.js"
+import { git } from "../support/gitRepo.js"
+import { servedGitRepos, checkoutDigest as snapshot, type ServedGitRepos } from "../support/servedGitRepos.js"
 
 // akm sync (issue 26 item 1, docs/decisions/0029-sync.md) against a real smart-HTTP git server
 // (git http-backend behind node:http on 127.0.0.1): fast-forward, replay of akm's own commits,
 // push, refusals that leave the checkout byte-identical, auth failure with the token redacted.
 
 const TOKEN = "tok-3f9c1d7e5b2a4c68"
+let repos: ServedGitRepos
 let root: string
 let gitHome: string
-let served: string
-let server: GitHttpServer
 let guarded: GitHttpServer
 const workspaces: Array<Workspace> = []
 let counter = 0
 
 beforeAll(async () => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "akm-sync-")))
-  gitHome = path.join(root, "git-home")
-  served = path.join(root, "served")
-  fs.mkdirSync(gitHome, { recursive: true })
-  fs.mkdirSync(served, { recursive: true })
-  server = await startGitHttpServer(served, gitHome, { receivePack: true })
-  guarded = await startGitHttpServer(served, gitHome, { token: TOKEN })
+  repos = await servedGitRepos("akm-sync-")
+  ;({ root, home: gitHome } = repos)
+  guarded = await startGitHttpServer(repos.served, gitHome, { token: TOKEN })
 })
 
 afterAll(async () => {
-  await server.stop()
   await guarded.stop()
   for (const ws of workspaces) ws.cleanup()
-  fs.rmSync(root, { recursive: true, force: true })
+  await repos.stop()
 })
 
 const note = (title: string, body: string) => `---\ndescription: ${title}\n---\n# ${title}\n\n${body}\n`
@@ -41,10 +35,8 @@ const note = (title: string, body: string) => `---\ndescription: ${title}\n---\n
 /** A fresh shared repository (bare, served over http) with a first commit. */
 const sharedRepo = () => {
   const name = `team${++counter}`
-  const seed = makeGitRepo(path.join(root, "seeds", name), gitHome, { "knowledge/intro.md": note("Intro", "Where the team keeps its knowledge.") })
-  const bare = path.join(served, `${name}.git`)
-  git(root, gitHome, "clone", "-q", "--bare", seed.dir, bare)
-  return { name, bare, url: server.url(`${name}.git`), guardedUrl: guarded.url(`${name}.git`) }
+  const { bare, url } = repos.shared(name, { "knowledge/intro.md": note("Intro", "Where the team keeps its knowledge.") })
+  return { name, bare, url, guardedUrl: guarded.url(`${name}.git`) }
 }
 
 /** A teammate's plain git clone that pushes straight to the bare repository. */
@@ -71,9 +63,7 @@ const teammate = (bare: string) => {
 const member = async (repo: { bare: string; url: string }) => {
   const ws = makeWorkspace()
   workspaces.push(ws)
-  const checkout = path.join(ws.root, "checkout")
-  git(ws.root, gitHome, "clone", "-q", repo.bare, checkout)
-  git(checkout, gitHome, "remote", "set-url", "origin", repo.url)
+  const checkout = repos.checkout(repo.bare, path.join(ws.root, "checkout"), repo.url)
   git(checkout, gitHome, "config", "user.name", "Member")
   git(checkout, gitHome, "config", "user.email", "member@example.com")
   for (const args of [["init"], ["config", "set", "website.allowHosts", '["127.0.0.1"]'], ["bundle", "add", checkout, "--name", "team", "--adapter", "akm"], ["config", "set", "bundles.team.git.commit", "true"]]) {
@@ -92,22 +82,6 @@ const member = async (repo: { bare: string; url: string }) => {
   }
   const sync = (...args: ReadonlyArray<string>) => ws.run(["sync", ...args, "--allow-insecure", "--format", "json"], { env: { AKM_GIT_TOKEN: "" } })
   return { ws, checkout, g, accept, sync }
-}
-
-/** Every file below the checkout (work tree and .git: objects, refs, index, HEAD) with its bytes and mode. */
-const snapshot = (dir: string): string => {
-  const hash = createHash("sha256")
-  const walk = (at: string) => {
-    for (const name of fs.readdirSync(at).sort()) {
-      const full = path.join(at, name)
-      const stat = fs.lstatSync(full)
-      hash.update(`${path.relative(dir, full)}\0${stat.mode}\0`)
-      if (stat.isDirectory()) walk(full)
-      else hash.update(fs.readFileSync(full))
-    }
-  }
-  walk(dir)
-  return hash.digest("hex")
 }
 
 const bundleOf = (r: { json: () => any }) => r.json().bundles[0] // eslint-disable-line @typescript-eslint/no-explicit-any

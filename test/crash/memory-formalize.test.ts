@@ -75,6 +75,10 @@ describe("crash during a memory formalisation (two-phase)", () => {
       expect(shown.status).toBe("accepted")
       const status = (await ws.run(["memory", "status", "--format", "json"])).json<{ archive: { blobs: number; missing: Array<unknown> } }>()
       expect(status.archive).toMatchObject({ blobs: 2, missing: [] })
+      // The accepted record covers both phases, however recovery finished them: a revert removes the item and puts every source back.
+      const reverted = await ws.run(["proposal", "revert", item.proposal.id, "--format", "json"])
+      expect(reverted.code, reverted.stderr).toBe(0)
+      expect(state()).toEqual({ sources: ["vpn-old.md", "vpn-new.md"], published: false })
     }, 300_000)
   }
 })

@@ -1,11 +1,10 @@
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
 import { runCrashCli } from "../support/crashCli.js"
-import { startGitHttpServer, type GitHttpServer } from "../support/gitHttpServer.js"
-import { git, makeGitRepo } from "../support/gitRepo.js"
+import { git } from "../support/gitRepo.js"
+import { servedGitRepos, checkoutDigest as snapshot, type ServedGitRepos } from "../support/servedGitRepos.js"
 import { bundleChild } from "../support/txHarness.js"
 
 // `akm sync` killed mid fast-forward (issue 26, decision 0037), in a real child process (the
@@ -14,29 +13,23 @@ import { bundleChild } from "../support/txHarness.js"
 // finishes the move (branch at the tip, clean status); killed before the engine's commit mark,
 // recovery puts the checkout back byte for byte and the next sync fast-forwards as usual.
 
+let repos: ServedGitRepos
 let root: string
 let gitHome: string
-let served: string
-let server: GitHttpServer
 let entry: Awaited<ReturnType<typeof bundleChild>>
 const workspaces: Array<Workspace> = []
 let counter = 0
 
 beforeAll(async () => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "akm-sync-crash-")))
-  gitHome = path.join(root, "git-home")
-  served = path.join(root, "served")
-  fs.mkdirSync(gitHome, { recursive: true })
-  fs.mkdirSync(served, { recursive: true })
-  server = await startGitHttpServer(served, gitHome, { receivePack: true })
+  repos = await servedGitRepos("akm-sync-crash-")
+  ;({ root, home: gitHome } = repos)
   entry = await bundleChild("cliWithCrashPoints")
 }, 180_000)
 
 afterAll(async () => {
-  await server.stop()
   entry.dispose()
   for (const ws of workspaces) ws.cleanup()
-  fs.rmSync(root, { recursive: true, force: true })
+  await repos.stop()
 })
 
 const note = (title: string, body: string) => `---\ndescription: ${title}\n---\n# ${title}\n\n${body}\n`
@@ -44,14 +37,10 @@ const note = (title: string, body: string) => `---\ndescription: ${title}\n---\n
 /** A shared repository served over http, a teammate's tip pushed on it, and a member's checkout mounted writable as bundle `team`. */
 const scenario = async () => {
   const name = `team${++counter}`
-  const seed = makeGitRepo(path.join(root, "seeds", name), gitHome, { "knowledge/intro.md": note("Intro", "Where the team keeps its knowledge."), "knowledge/old.md": note("Old", "To be removed.") })
-  const bare = path.join(served, `${name}.git`)
-  git(root, gitHome, "clone", "-q", "--bare", seed.dir, bare)
+  const { bare, url } = repos.shared(name, { "knowledge/intro.md": note("Intro", "Where the team keeps its knowledge."), "knowledge/old.md": note("Old", "To be removed.") })
   const ws = makeWorkspace()
   workspaces.push(ws)
-  const checkout = path.join(ws.root, "checkout")
-  git(ws.root, gitHome, "clone", "-q", bare, checkout)
-  git(checkout, gitHome, "remote", "set-url", "origin", server.url(`${name}.git`))
+  const checkout = repos.checkout(bare, path.join(ws.root, "checkout"), url)
   for (const args of [["init"], ["config", "set", "website.allowHosts", '["127.0.0.1"]'], ["bundle", "add", checkout, "--name", "team", "--adapter", "akm"], ["config", "set", "bundles.team.git.commit", "true"]]) {
     const r = await ws.run(args)
     expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0)
@@ -71,22 +60,6 @@ const scenario = async () => {
 }
 
 const syncArgs = ["sync", "team", "--allow-insecure", "--format", "json"]
-
-/** Every file below the checkout (work tree and .git) with its bytes and mode. */
-const snapshot = (dir: string): string => {
-  const hash = createHash("sha256")
-  const walk = (at: string) => {
-    for (const name of fs.readdirSync(at).sort()) {
-      const full = path.join(at, name)
-      const stat = fs.lstatSync(full)
-      hash.update(`${path.relative(dir, full)}\0${stat.mode}\0`)
-      if (stat.isDirectory()) walk(full)
-      else hash.update(fs.readFileSync(full))
-    }
-  }
-  walk(dir)
-  return hash.digest("hex")
-}
 
 const intents = (ws: Workspace) => (fs.existsSync(path.join(ws.dataDir, "sync")) ? fs.readdirSync(path.join(ws.dataDir, "sync")).filter((n) => n.endsWith(".intent.json")) : [])
 

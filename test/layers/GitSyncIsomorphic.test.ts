@@ -1,40 +1,34 @@
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Either, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WorkspaceConfigLive } from "../../src/layers/fs/WorkspaceConfigFile.js"
 import { GitSyncIsomorphic } from "../../src/layers/git/GitSyncIsomorphic.js"
 import { GitSync, type RemoteAccess, type SyncPlan } from "../../src/services/GitSync.js"
-import { startGitHttpServer, type GitHttpServer } from "../support/gitHttpServer.js"
-import { git, makeGitRepo } from "../support/gitRepo.js"
+import { git } from "../support/gitRepo.js"
+import { servedGitRepos, checkoutDigest as digest, type ServedGitRepos } from "../support/servedGitRepos.js"
 
 // The GitSync service's contract on its isomorphic-git layer (issue 26 item 1), against a real
 // smart-HTTP server on 127.0.0.1: open, fetch into the cache (never the checkout), every plan kind,
 // advance and push. Files are written by the test where the transaction engine would write them.
 
+let repos: ServedGitRepos
 let root: string
 let home: string
-let server: GitHttpServer
 let layer: Layer.Layer<GitSync>
 let counter = 0
 const access: RemoteAccess = { allowInsecure: true, token: undefined }
 
 beforeAll(async () => {
-  root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "akm-gitsync-")))
-  home = path.join(root, "home")
-  fs.mkdirSync(path.join(root, "served"), { recursive: true })
+  repos = await servedGitRepos("akm-gitsync-")
+  ;({ root, home } = repos)
   fs.mkdirSync(path.join(root, "config"), { recursive: true })
   fs.writeFileSync(path.join(root, "config", "config.yaml"), "website:\n  allowHosts: [\"127.0.0.1\"]\n")
-  fs.mkdirSync(home, { recursive: true })
-  server = await startGitHttpServer(path.join(root, "served"), home, { receivePack: true })
   layer = GitSyncIsomorphic.pipe(Layer.provide(WorkspaceConfigLive({ configDir: path.join(root, "config"), dataDir: path.join(root, "data"), cacheDir: path.join(root, "cache") })))
 })
 
 afterAll(async () => {
-  await server.stop()
-  fs.rmSync(root, { recursive: true, force: true })
+  await repos.stop()
 })
 
 const run = <A, E>(f: (sync: GitSync["Type"]) => Effect.Effect<A, E>) => Effect.runPromise(Effect.either(Effect.flatMap(GitSync, f).pipe(Effect.provide(layer))))
@@ -47,12 +41,8 @@ const ok = async <A, E>(f: (sync: GitSync["Type"]) => Effect.Effect<A, E>): Prom
 /** A shared repository served over http, a checkout of it (remote = the http URL) and a teammate who pushes to the bare repository. */
 const setup = (files: Readonly<Record<string, string>> = { "kb/a.md": "a1\n", "kb/b.md": "b1\n", "README.md": "top\n" }) => {
   const name = `r${++counter}`
-  const seed = makeGitRepo(path.join(root, "seeds", name), home, files)
-  const bare = path.join(root, "served", `${name}.git`)
-  git(root, home, "clone", "-q", "--bare", seed.dir, bare)
-  const checkout = path.join(root, "checkouts", name)
-  git(root, home, "clone", "-q", bare, checkout)
-  git(checkout, home, "remote", "set-url", "origin", server.url(`${name}.git`))
+  const { bare, url } = repos.shared(name, files)
+  const checkout = repos.checkout(bare, path.join(root, "checkouts", name), url)
   const mate = path.join(root, "mates", name)
   git(root, home, "clone", "-q", bare, mate)
   const push = (changes: Readonly<Record<string, string | null>>, message = "teammate") => {
@@ -84,21 +74,6 @@ const planOf = (dir: string) => ok((s) => Effect.gen(function* () {
 }))
 
 const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8"))
-
-const digest = (dir: string): string => {
-  const hash = createHash("sha256")
-  const walk = (at: string) => {
-    for (const name of fs.readdirSync(at).sort()) {
-      const full = path.join(at, name)
-      const stat = fs.lstatSync(full)
-      hash.update(`${path.relative(dir, full)}\0${stat.mode}\0`)
-      if (stat.isDirectory()) walk(full)
-      else hash.update(fs.readFileSync(full))
-    }
-  }
-  walk(dir)
-  return hash.digest("hex")
-}
 
 const kind = <K extends SyncPlan["kind"]>(plan: SyncPlan, k: K): Extract<SyncPlan, { kind: K }> => {
   expect(plan.kind).toBe(k)

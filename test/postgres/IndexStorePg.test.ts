@@ -6,19 +6,15 @@ import { parseQuery } from "../../src/domain/Query.js"
 import type { ItemFilters } from "../../src/domain/Search.js"
 import { IndexStore, type CandidateSet } from "../../src/services/IndexStore.js"
 import { indexDoc, indexStoreContract } from "../services/IndexStore.contract.js"
-import { NOT_RUN, pgClient, scratchDatabase, testDatabaseUrl } from "./scratchDatabase.js"
+import { postgresSuites } from "./pgTestDb.js"
+import { pgClient, scratchDatabase } from "./scratchDatabase.js"
 
 /**
  * R-ARCH-5 on PostgreSQL (issue 27): the IndexStore contract suite the SQLite
  * layer passes, on a database of its own; then what only a shared server
  * adds: two stores (two servers) on one database.
  */
-if (testDatabaseUrl === undefined) {
-  describe("IndexStore on PostgreSQL", () => {
-    it.skip(NOT_RUN, () => {})
-  })
-} else {
-  const url = testDatabaseUrl
+postgresSuites("IndexStore on PostgreSQL", (url) => {
   indexStoreContract("PostgreSQL", IndexStorePg.pipe(Layer.provide(Layer.unwrapScoped(Effect.map(scratchDatabase(url, "idx_contract"), (db) => pgClient(db.url))))))
 
   describe("IndexStore on PostgreSQL: two servers on one database", () => {
@@ -146,4 +142,4 @@ if (testDatabaseUrl === undefined) {
         expect((yield* a.init).migrations).toEqual(["0001_index", "0002_search_postings"])
       }), { timeout: 60_000 })
   })
-}
+})

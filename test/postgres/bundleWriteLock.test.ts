@@ -8,7 +8,7 @@ import { makeBundleWriteLockPg } from "../../src/layers/postgres/BundleWriteLock
 import { PgStateDb, pgStateDbAt } from "../../src/layers/postgres/PgStateDb.js"
 import type { BundleWriteLock } from "../../src/services/BundleWriteLock.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { postgresSuites } from "./pgTestDb.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -18,14 +18,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * one at a time, so a before-hash checked on one server is still true when it
  * renames.
  */
-if (TEST_DATABASE_URL === undefined) {
-  it.skip(SKIPPED_NAME, () => {})
-} else {
+postgresSuites("the bundle write lock on PostgreSQL", (databaseUrl) => {
   describe("the bundle write lock on PostgreSQL", () => {
     const schema = `akm_t_lock_${process.pid}_${Date.now()}`
     const admin = (statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe(statement))))
-    const url = new URL(TEST_DATABASE_URL!)
+      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(databaseUrl), { maxConnections: 1 }), (sql) => sql.unsafe(statement))))
+    const url = new URL(databaseUrl)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
     const scope = Effect.runSync(Scope.make())
@@ -106,4 +104,4 @@ if (TEST_DATABASE_URL === undefined) {
       for (const p of paths) expect(existsSync(p)).toBe(true)
     }, 60_000)
   })
-}
+})

@@ -1,4 +1,3 @@
-import { it } from "@effect/vitest"
 import { Layer } from "effect"
 import { EvidenceStorePg } from "../../src/layers/postgres/EvidenceStorePg.js"
 import { LogStorePg } from "../../src/layers/postgres/LogStorePg.js"
@@ -10,7 +9,7 @@ import { logStoreContract } from "../services/LogStore.contract.js"
 import { proposalStoreContract } from "../services/ProposalStore.contract.js"
 import { stateStoreContract } from "../services/StateStore.contract.js"
 import { usageLogContract } from "../services/UsageLog.contract.js"
-import { PgStateDbTest, SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { PgStateDbTest, postgresSuites } from "./pgTestDb.js"
 import { cliSuite } from "./cli.js"
 import { twoServerSuite } from "./twoServers.js"
 
@@ -19,9 +18,7 @@ import { twoServerSuite } from "./twoServers.js"
  * SQLite layer passes, each suite on a schema of its own; then several
  * servers over one database.
  */
-if (TEST_DATABASE_URL === undefined) {
-  it.skip(SKIPPED_NAME, () => {})
-} else {
+postgresSuites("Postgres state layers: contract suites, two servers, the CLI", () => {
   stateStoreContract("postgres", StateStorePg.pipe(Layer.provide(PgStateDbTest)))
   usageLogContract("postgres", UsageLogPg.pipe(Layer.provide(PgStateDbTest)))
   logStoreContract("postgres", LogStorePg.pipe(Layer.provide(PgStateDbTest)))
@@ -29,4 +26,4 @@ if (TEST_DATABASE_URL === undefined) {
   evidenceStoreContract("postgres", EvidenceStorePg.pipe(Layer.provide(PgStateDbTest)))
   twoServerSuite()
   cliSuite()
-}
+})

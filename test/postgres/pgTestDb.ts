@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Layer, Redacted } from "effect"
+import { it } from "vitest"
 import { connectPg } from "../../src/layers/postgres/client.js"
 import { pgStateDbAt } from "../../src/layers/postgres/PgStateDb.js"
 
@@ -7,6 +8,17 @@ import { pgStateDbAt } from "../../src/layers/postgres/PgStateDb.js"
 export const TEST_DATABASE_URL = process.env.AKM_TEST_DATABASE_URL === "" ? undefined : process.env.AKM_TEST_DATABASE_URL
 
 export const SKIPPED_NAME = "Postgres suites not run: set AKM_TEST_DATABASE_URL (npm run test:postgres, or .ci/run, starts a throwaway server)"
+
+/**
+ * A test file's Postgres suites, registered only when AKM_TEST_DATABASE_URL is
+ * set. Unset, the file shows one skipped entry under the suite's name (vitest
+ * fails a file without tests); why they were skipped is said once, by
+ * notRun.test.ts.
+ */
+export const postgresSuites = (name: string, register: (url: string) => void): void => {
+  if (TEST_DATABASE_URL === undefined) it.skip(name, () => {})
+  else register(TEST_DATABASE_URL)
+}
 
 const testUrl = (): Redacted.Redacted<string> => {
   if (TEST_DATABASE_URL === undefined) throw new Error(SKIPPED_NAME)

@@ -1,11 +1,6 @@
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, Redacted } from "effect"
 
-/** The server the Postgres suites run against; unset, they are skipped (`npm test` stays self-contained). */
-export const testDatabaseUrl = process.env.AKM_TEST_DATABASE_URL
-
-export const NOT_RUN = "Postgres suites not run: set AKM_TEST_DATABASE_URL"
-
 let counter = 0
 
 /** One statement on the server the URL names, on a connection of its own. */

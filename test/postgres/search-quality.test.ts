@@ -10,7 +10,8 @@ import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { curate } from "../../src/programs/curate.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
-import { NOT_RUN, scratchClient, testDatabaseUrl } from "./scratchDatabase.js"
+import { postgresSuites } from "./pgTestDb.js"
+import { scratchClient } from "./scratchDatabase.js"
 
 /**
  * Search quality on PostgreSQL, measured as on SQLite
@@ -20,15 +21,12 @@ import { NOT_RUN, scratchClient, testDatabaseUrl } from "./scratchDatabase.js"
  * (issue 27): curate-golden composite ≥ 0.95 for search and curate, every
  * ranking-baseline expectation.
  */
-const url = testDatabaseUrl
-const run = url !== undefined && hasSharedBench()
-
-const mount = async (name: "curate-golden" | "ranking-baseline") => {
+const mountOn = (url: string) => async (name: "curate-golden" | "ranking-baseline") => {
   const fixture = fixtureCopy(name)
   const home = mkdtempSync(join(tmpdir(), "akm-pg-quality-"))
   const live = makeAkmLive({ configDir: join(home, "config"), dataDir: join(home, "data"), cacheDir: join(home, "cache"), quiet: true })
   // Layer.merge: the right-hand IndexStore replaces index.db's for every program run here.
-  const runtime = ManagedRuntime.make(Layer.merge(live, IndexStorePg.pipe(Layer.provide(scratchClient(url!, `idx_${name.replace("-", "_")}`)))))
+  const runtime = ManagedRuntime.make(Layer.merge(live, IndexStorePg.pipe(Layer.provide(scratchClient(url, `idx_${name.replace("-", "_")}`)))))
   await runtime.runPromise(bundleAdd({ source: fixture.dir, name: "stash", adapter: "akm", cwd: home, home }))
   await runtime.runPromise(indexBundles({}))
   return {
@@ -43,11 +41,12 @@ const mount = async (name: "curate-golden" | "ranking-baseline") => {
   }
 }
 
-if (!run) {
-  describe("search quality on PostgreSQL", () => {
-    it.skip(url === undefined ? NOT_RUN : "../shared/bench is not present", () => {})
-  })
-} else {
+postgresSuites("search quality on PostgreSQL", (url) => {
+  if (!hasSharedBench()) {
+    it.skip("search quality on PostgreSQL: ../shared/bench is not present", () => {})
+    return
+  }
+  const mount = mountOn(url)
   describe("curate-golden on PostgreSQL", () => {
     let golden: Awaited<ReturnType<typeof mount>>
     beforeAll(async () => {
@@ -96,4 +95,4 @@ if (!run) {
       expect(report.failures).toEqual([])
     }, 120_000)
   })
-}
+})

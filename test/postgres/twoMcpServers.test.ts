@@ -7,7 +7,7 @@ import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeWorkspace, repoRoot, type Workspace } from "../support/cli.js"
-import { SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { postgresSuites } from "./pgTestDb.js"
 
 /**
  * Issue 27 item 4: two real `akm mcp --http` servers — separate $CONFIG,
@@ -92,14 +92,12 @@ const indexRun = (workspace: Workspace, env: Record<string, string>) => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-if (TEST_DATABASE_URL === undefined) {
-  it.skip(SKIPPED_NAME, () => {})
-} else {
+postgresSuites("two akm mcp --http servers on one PostgreSQL database", (databaseUrl) => {
   describe("two akm mcp --http servers on one PostgreSQL database (issue 27 item 4)", () => {
     const schema = `akm_t_mcp_${process.pid}_${Date.now()}`
     const admin = <A extends object>(statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
-    const url = new URL(TEST_DATABASE_URL!)
+      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(databaseUrl), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
+    const url = new URL(databaseUrl)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
     /** The index runs under test connect under this name, so suites running beside this one (same database) never count. */
@@ -261,4 +259,4 @@ if (TEST_DATABASE_URL === undefined) {
       expect(b.child.exitCode).toBeNull()
     })
   })
-}
+})

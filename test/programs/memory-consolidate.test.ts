@@ -3,6 +3,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
+import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { bundleCreate } from "../../src/programs/bundle/create.js"
 import { configSet } from "../../src/programs/config.js"
 import { memoryConsolidate } from "../../src/programs/memory/consolidate.js"
@@ -13,7 +14,7 @@ import { readTier } from "../../src/programs/memory/tiers.js"
 import { MemoryStore } from "../../src/services/MemoryStore.js"
 import { ProposalStore } from "../../src/services/ProposalStore.js"
 import { scriptedGenerator } from "../support/improveLayers.js"
-import { caller, failure, mine } from "./writeFixtures.js"
+import { caller, failure, folder, mine } from "./writeFixtures.js"
 
 // The generator paths of `akm memory consolidate` (spec 06 §8.4; R-MEM-3, R-TX-9): compact and formalize.
 
@@ -89,6 +90,46 @@ describe("compact: related memories → one item through the generator", () => {
       expect(memories(root)).toEqual(["lunch.md", "vpn-new.md", "vpn-old.md"])
       yield* memoryConsolidate({})
       expect(script.calls).toBe(1)
+    }).pipe(Effect.provide(layer), Effect.provide(AkmTest))
+  })
+})
+
+describe("compact a read-only tier (decision 0047)", () => {
+  it.effect("the item goes to the default writable bundle's memory tier; accepting it masks the read-only sources with overlays, never writing them", () => {
+    const { script, layer } = scriptedGenerator((request) => [{
+      path: request.allowedPaths[0]!,
+      content: "# Office VPN\n\nUntil 2026-03-01: The office VPN listens on port 1194; since 2026-03-01: The office VPN listens on port 51820.\nThe VPN gateway is vpn.example.com.\n"
+    }])
+    return Effect.gen(function* () {
+      const root = yield* mine
+      const ro = folder({ "memories/vpn-old.md": OLD, "memories/vpn-new.md": NEW, "memories/lunch.md": OTHER })
+      yield* bundleAdd({ source: ro, name: "ro", adapter: "akm", writable: false, ...caller })
+      expect((yield* readTier("ro"))!.info.writable).toBe(false)
+      yield* configSet("memory.highWaterItems", "2")
+      yield* configSet("memory.lowWaterItems", "1")
+      const run = yield* memoryConsolidate({ bundle: "ro" })
+      expect(script.calls).toBe(1)
+      const tier = run.tiers[0]!
+      expect(tier.mode).toBe("overlay")
+      const item = tier.consolidated[0]!
+      expect(item).toMatchObject({ outcome: "compact", bundle: "mine", retired: ["ro//memories/vpn-old", "ro//memories/vpn-new"], proposal: { status: "pending" } })
+      expect(item.path!.startsWith("memories/")).toBe(true)
+      expect((yield* (yield* ProposalStore).get(item.proposal!.id))!.changes.map((c) => `${c.bundle}//${c.path}`)).toEqual([`mine//${item.path}`])
+      // Waiting for review: a second pass does not ask again.
+      yield* memoryConsolidate({ bundle: "ro" })
+      expect(script.calls).toBe(1)
+      yield* proposalAccept(item.proposal!.id)
+      expect(fs.readFileSync(path.join(root, item.path!), "utf8")).toContain("The VPN gateway is vpn.example.com.")
+      // The next memory command masks both sources; the read-only files are untouched.
+      yield* memoryStatus()
+      const rows = yield* (yield* MemoryStore).list({ states: ["retired"] })
+      expect(rows.map((r) => [r.ref, r.overlay, r.reason, r.successors]).sort()).toEqual([
+        ["ro//memories/vpn-new", true, "compacted", [item.ref]],
+        ["ro//memories/vpn-old", true, "compacted", [item.ref]]
+      ])
+      expect((yield* readTier("ro"))!.active.map((r) => r.ref)).toEqual(["ro//memories/lunch"])
+      expect(fs.readdirSync(path.join(ro, "memories")).sort()).toEqual(["lunch.md", "vpn-new.md", "vpn-old.md"])
+      expect(fs.readFileSync(path.join(ro, "memories", "vpn-old.md"), "utf8")).toBe(OLD)
     }).pipe(Effect.provide(layer), Effect.provide(AkmTest))
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect } from "effect"
+import { Effect, TestClock } from "effect"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { configSet } from "../../src/programs/config.js"
 import { memoryConsolidate } from "../../src/programs/memory/consolidate.js"
@@ -56,5 +56,32 @@ describe("queued intake", () => {
       expect(made).toMatchObject({ status: "accepted" })
       expect(memoryFiles(root)).toEqual(expect.arrayContaining(["queued-while-blocked.md", "captured-later.md"]))
       expect((yield* memoryStatus()).queued).toBe(0)
+    }).pipe(Effect.provide(AkmTest)))
+
+  it.effect("a queued capture keeps its tags, title and --expires (counted from the capture) and the written memory carries them", () =>
+    Effect.gen(function* () {
+      const root = yield* mine
+      yield* TestClock.setTime(Date.parse("2026-03-01T12:00:00.000Z"))
+      yield* configSet("memory.highWaterItems", "2")
+      yield* configSet("memory.lowWaterItems", "1")
+      for (const text of ["Fact one is unique.", "Fact two is unique.", "Fact three is unique."]) yield* remember({ text, bundle: "mine" })
+      // A bad --expires is refused as remember refuses it, and nothing is queued.
+      const bad = yield* Effect.flip(captureMemory({ text: "Never queued.", bundle: "mine", expires: "soonish" }))
+      expect(bad).toMatchObject({ _tag: "UsageError", message: expect.stringContaining("--expires") })
+      expect((yield* memoryStatus()).queued).toBe(0)
+      expect(yield* captureMemory({ text: "The staging window is closed this week.", bundle: "mine", tags: ["staging", " release "], expires: "7d", title: "Staging window" })).toMatchObject({ queued: true })
+      const [row] = yield* (yield* EvidenceStore).list({ source: "memory" })
+      expect(row!.data).toEqual({ tags: ["staging", "release"], expires: "2026-03-08T12:00:00.000Z", title: "Staging window" })
+      // Written three days later: the expiry still counts from the capture.
+      yield* TestClock.adjust("3 days")
+      yield* configSet("memory.highWaterItems", "10")
+      const run = yield* memoryConsolidate({})
+      expect(run.intake.written).toEqual([expect.objectContaining({ bundle: "mine" })])
+      const file = path.join(root, "memories", `${run.intake.written[0]!.ref!.split("/").pop()}.md`)
+      const text = fs.readFileSync(file, "utf8")
+      expect(text).toContain("The staging window is closed this week.")
+      expect(text).toMatch(/tags:\s*\[?\s*-?\s*staging/)
+      expect(text).toContain("release")
+      expect(text).toContain("expires: 2026-03-08T12:00:00.000Z")
     }).pipe(Effect.provide(AkmTest)))
 })

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
-import type { EvidenceInput } from "../../src/domain/Evidence.js"
+import { Effect } from "effect"
 import { sha256Hex } from "../../src/domain/Proposal.js"
 import { GeneratorNone } from "../../src/layers/generator/GeneratorNone.js"
-import { ImproveComposed } from "../../src/layers/improve/ImproveLive.js"
-import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { improve } from "../../src/programs/improve.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { proposalAccept } from "../../src/programs/proposals/accept.js"
@@ -16,8 +13,9 @@ import { propose } from "../../src/programs/proposals/propose.js"
 import { proposalRefresh } from "../../src/programs/proposals/refresh.js"
 import { GenerationFailed, type GenerationRequest } from "../../src/services/Generator.js"
 import { ProposalStore } from "../../src/services/ProposalStore.js"
-import { evidenceMemory, scriptedGenerator, type Reply } from "../support/improveLayers.js"
-import { caller, failure, folder, mine } from "./writeFixtures.js"
+import type { Reply } from "../support/improveLayers.js"
+import { FEEDBACK, improved, ROLLBACK, ROLLBACK_FILE, ROLLBACK_REF as REF, rollbackWorkspace, withImprove as withImproveOn, improveOn } from "../support/rollbackWorkspace.js"
+import { caller, failure, folder } from "./writeFixtures.js"
 
 /**
  * `akm proposal refresh` of a proposal improve generated (issue 26 item 2,
@@ -26,58 +24,9 @@ import { caller, failure, folder, mine } from "./writeFixtures.js"
  * leaves the old one as it was.
  */
 
-const ROLLBACK = [
-  "---",
-  "description: Roll back a failed release of the web app",
-  "tags: [release, rollback]",
-  "owner: platform-team",
-  "---",
-  "# Deploy rollback",
-  "",
-  "Roll back when the new release fails its checks.",
-  "",
-  "## Restore the previous build",
-  "",
-  "Run the release tool with the previous build id; it swaps the symlink and restarts the workers.",
-  "",
-  "## Verify health after rollback",
-  "",
-  "Watch the error rate dashboard for ten minutes.",
-  ""
-].join("\n")
-
-const OTHERS: Record<string, string> = {
-  "knowledge/database-backups.md": "---\ndescription: Nightly database backups and how to restore one\n---\n# Database backups\n\nBackups run at 02:00 to the object store.\n",
-  "knowledge/oncall-rotation.md": "---\ndescription: Who is on call and how to swap shifts\n---\n# Oncall rotation\n\nSwap shifts in the pager tool.\n",
-  "knowledge/feature-flags.md": "---\ndescription: Turning features on and off without a release\n---\n# Feature flags\n\nFlags live in the flag service.\n",
-  "knowledge/log-search.md": "---\ndescription: Searching application logs by request id\n---\n# Log search\n\nUse the log explorer with the request id.\n"
-}
-
-const FILE = "knowledge/deploy-rollback.md"
-const REF = "mine//knowledge/deploy-rollback"
-const FEEDBACK: EvidenceInput = { kind: "negative-feedback", source: "feedback", ref: REF, note: "searched how to undo a bad deploy and did not find this", query: "undo bad deploy" }
-
-/** What the scripted model does to whatever bytes it is given: the words people searched with. */
-const improved = (text: string) =>
-  text.replace("tags: [release, rollback]", "tags: [release, rollback, undo, revert]")
-    .replace("Roll back when the new release fails its checks.", "Roll back (undo a bad deploy) when the new release fails its checks.")
-
-const workspace = Effect.gen(function* () {
-  const root = yield* mine
-  for (const [file, text] of Object.entries({ [FILE]: ROLLBACK, ...OTHERS })) {
-    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
-    fs.writeFileSync(path.join(root, file), text)
-  }
-  yield* indexBundles({})
-  return root
-})
-
-const withImprove = (reply: (r: GenerationRequest, call: number) => Reply) => {
-  let call = 0
-  const generator = scriptedGenerator((r) => reply(r, ++call))
-  const layer = ImproveComposed.pipe(Layer.provide(Layer.merge(evidenceMemory([FEEDBACK]), generator.layer)), Layer.provideMerge(AkmTest))
-  return { script: generator.script, layer }
-}
+const FILE = ROLLBACK_FILE
+const workspace = rollbackWorkspace()
+const withImprove = (reply: (r: GenerationRequest, call: number) => Reply) => withImproveOn([FEEDBACK], reply)
 
 /** The model's answer for the file it was shown (R-GEN-1: it only ever sees the current bytes). */
 const answer = (r: GenerationRequest): Reply => [{ path: FILE, content: improved(r.targets[0]!.content ?? "") }]
@@ -159,7 +108,7 @@ describe("proposal refresh regenerates what improve generated", () => {
   })
 
   it.effect("with no generator configured an improve proposal is merged like any other", () => {
-    const layer = ImproveComposed.pipe(Layer.provide(Layer.merge(evidenceMemory([FEEDBACK]), GeneratorNone)), Layer.provideMerge(AkmTest))
+    const layer = improveOn([FEEDBACK], GeneratorNone)
     return Effect.gen(function* () {
       const root = yield* workspace
       const { proposal } = yield* propose({ title: "Revise", recipe: "revise", changeClass: "semantic", evidence: [{ kind: "negative-feedback", id: "e1", ref: REF }], changes: [{ bundle: "mine", path: FILE, beforeHash: sha256Hex(ROLLBACK), after: improved(ROLLBACK) }] })

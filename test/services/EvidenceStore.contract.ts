@@ -26,6 +26,17 @@ export const evidenceStoreContract = (name: string, layer: Layer.Layer<EvidenceS
         expect(yield* store.get([stored!.id])).toEqual([stored])
       }))
 
+    it.effect("data round-trips as given; a row without data has none", () =>
+      Effect.gen(function* () {
+        const store = yield* EvidenceStore
+        const ref = fresh("data")
+        const [withData] = yield* store.add([row(ref, { note: "queued capture", data: { tags: ["a", "b"], expires: "2031-01-01T00:00:00.000Z", nested: { n: 1 } } })])
+        const [without] = yield* store.add([row(ref, { note: "plain" })])
+        expect(withData!.data).toEqual({ tags: ["a", "b"], expires: "2031-01-01T00:00:00.000Z", nested: { n: 1 } })
+        expect(without).not.toHaveProperty("data")
+        expect((yield* store.get([withData!.id]))[0]!.data).toEqual(withData!.data)
+      }))
+
     it.effect("add is idempotent: the same content under the same independence key is the same row, status kept", () =>
       Effect.gen(function* () {
         const store = yield* EvidenceStore

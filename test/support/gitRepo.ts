@@ -59,14 +59,18 @@ export const makeGitRepo = (dir: string, home: string, files?: Readonly<Record<s
   return repo
 }
 
-/** A digest of a whole folder: every name, type, mode, size, mtime and byte (link targets for symlinks). */
-export const treeDigest = (root: string): string => {
+/**
+ * A digest of a whole folder: every name, type, mode, size, mtime and byte
+ * (link targets for symlinks). `{ mtimes: false }` leaves the times out: the
+ * same bytes rewritten (git refreshing its index) are the same tree.
+ */
+export const treeDigest = (root: string, options: { readonly mtimes?: boolean } = {}): string => {
   const hash = createHash("sha256")
   const walk = (dir: string) => {
     for (const name of fs.readdirSync(dir).sort()) {
       const full = path.join(dir, name)
       const stat = fs.lstatSync(full)
-      hash.update(`${path.relative(root, full)}\0${stat.mode}\0${stat.size}\0${stat.mtimeMs}\0`)
+      hash.update(`${path.relative(root, full)}\0${stat.mode}\0${stat.size}\0${options.mtimes === false ? "" : stat.mtimeMs}\0`)
       if (stat.isSymbolicLink()) hash.update(fs.readlinkSync(full))
       else if (stat.isDirectory()) walk(full)
       else hash.update(fs.readFileSync(full))

@@ -1,42 +1,12 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
 import { Clock, Effect, Layer } from "effect"
-import type { Evidence, EvidenceKind, EvidenceSource } from "../../domain/Evidence.js"
-import { evidenceHash, evidenceId } from "../../domain/EvidenceIdentity.js"
+import { evidenceHash } from "../../domain/EvidenceIdentity.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
+import { evidenceInsertRow, toEvidence, type EvidenceRow } from "../sqlite/evidence.js"
 import { pgRun } from "./pgRun.js"
 import { PgStateDb } from "./PgStateDb.js"
 
-interface EvidenceRow {
-  readonly id: string
-  readonly hash: string
-  readonly independence_key: string
-  readonly kind: EvidenceKind
-  readonly source: EvidenceSource
-  readonly ref: string | null
-  readonly note: string
-  readonly query: string | null
-  readonly origin: string | null
-  readonly observed_at: string | null
-  readonly recorded_at: string
-  readonly status: Evidence["status"]
-}
-
-const COLUMNS = "id, hash, independence_key, kind, source, ref, note, query, origin, observed_at, recorded_at, status"
-
-const toEvidence = (row: EvidenceRow): Evidence => ({
-  id: row.id,
-  hash: row.hash,
-  kind: row.kind,
-  source: row.source,
-  ...(row.ref === null ? {} : { ref: row.ref }),
-  note: row.note,
-  independenceKey: row.independence_key,
-  ...(row.query === null ? {} : { query: row.query }),
-  ...(row.origin === null ? {} : { origin: row.origin }),
-  ...(row.observed_at === null ? {} : { observedAt: row.observed_at }),
-  recordedAt: row.recorded_at,
-  status: row.status
-})
+const COLUMNS = "id, hash, independence_key, kind, source, ref, note, query, origin, observed_at, recorded_at, status, data"
 
 /** Rows of a bundle: the ref starts with `bundle//` (compared as text, no LIKE pattern to escape). */
 const inBundle = (sql: PgClient.PgClient, bundle: string) => sql`left(ref, length(${`${bundle}//`})) = ${`${bundle}//`}`
@@ -58,25 +28,10 @@ export const makeEvidenceStorePg = (db: PgStateDb["Type"]) => {
         : Effect.flatMap(Clock.currentTimeMillis, (now) =>
           write((sql) =>
             Effect.forEach(inputs, (input) => {
-              const hash = evidenceHash(input)
-              const id = evidenceId(hash, input.independenceKey)
-              const key = input.independenceKey ?? id
+              const row = evidenceInsertRow(input, now)
               // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
-              return sql`INSERT INTO evidence ${sql.insert({
-                id,
-                hash,
-                independence_key: key,
-                kind: input.kind,
-                source: input.source,
-                ref: input.ref ?? null,
-                note: input.note,
-                query: input.query ?? null,
-                origin: input.origin ?? null,
-                observed_at: input.observedAt ?? null,
-                recorded_at: new Date(now).toISOString(),
-                status: "open"
-              })} ON CONFLICT DO NOTHING`.pipe(
-                Effect.zipRight(sql<EvidenceRow>`${select(sql)} WHERE hash = ${hash} AND independence_key = ${key}`),
+              return sql`INSERT INTO evidence ${sql.insert(row)} ON CONFLICT DO NOTHING`.pipe(
+                Effect.zipRight(sql<EvidenceRow>`${select(sql)} WHERE hash = ${row.hash} AND independence_key = ${row.independence_key}`),
                 Effect.map((rows) => toEvidence(rows[0]!))
               )
             })

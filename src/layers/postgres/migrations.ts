@@ -152,5 +152,7 @@ export const pgStateMigrations: Migrations = {
   "0006_evidence_seq": exec(
     "ALTER TABLE evidence ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE",
     "CREATE INDEX evidence_recorded_seq ON evidence (recorded_at, seq)"
-  )
+  ),
+  // As state.db's 0012_evidence_data: structured details of a row (a queued capture's tags and expiry), JSON.
+  "0007_evidence_data": exec("ALTER TABLE evidence ADD COLUMN data text")
 }

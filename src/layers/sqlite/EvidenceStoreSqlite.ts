@@ -1,43 +1,13 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Clock, Effect, Layer } from "effect"
-import type { Evidence, EvidenceKind, EvidenceSource } from "../../domain/Evidence.js"
-import { evidenceHash, evidenceId } from "../../domain/EvidenceIdentity.js"
+import { evidenceHash } from "../../domain/EvidenceIdentity.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
+import { evidenceInsertRow, toEvidence, type EvidenceRow } from "./evidence.js"
 import type { StateStoreError } from "../../services/StateStore.js"
 import { immediateTransaction } from "./Database.js"
 import { sqlFailure } from "./LazyDatabase.js"
 import { makeStateDb, StateDb } from "./StateDb.js"
-
-interface EvidenceRow {
-  readonly id: string
-  readonly hash: string
-  readonly independence_key: string
-  readonly kind: EvidenceKind
-  readonly source: EvidenceSource
-  readonly ref: string | null
-  readonly note: string
-  readonly query: string | null
-  readonly origin: string | null
-  readonly observed_at: string | null
-  readonly recorded_at: string
-  readonly status: Evidence["status"]
-}
-
-const toEvidence = (row: EvidenceRow): Evidence => ({
-  id: row.id,
-  hash: row.hash,
-  kind: row.kind,
-  source: row.source,
-  ...(row.ref === null ? {} : { ref: row.ref }),
-  note: row.note,
-  independenceKey: row.independence_key,
-  ...(row.query === null ? {} : { query: row.query }),
-  ...(row.origin === null ? {} : { origin: row.origin }),
-  ...(row.observed_at === null ? {} : { observedAt: row.observed_at }),
-  recordedAt: row.recorded_at,
-  status: row.status
-})
 
 /** Rows of a bundle: the ref starts with `bundle//` (SQLite measures the prefix, so it counts characters as it stores them). */
 const inBundle = (sql: SqlClient.SqlClient, bundle: string) => sql`substr(ref, 1, length(${`${bundle}//`})) = ${`${bundle}//`}`
@@ -59,25 +29,10 @@ export const evidenceStoreFrom = (stateDb: StateDb["Type"]) =>
           : Effect.flatMap(Clock.currentTimeMillis, (now) =>
             write((sql) =>
               Effect.forEach(inputs, (input) => {
-                const hash = evidenceHash(input)
-                const id = evidenceId(hash, input.independenceKey)
-                const key = input.independenceKey ?? id
+                const row = evidenceInsertRow(input, now)
                 // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
-                return sql`INSERT INTO evidence ${sql.insert({
-                  id,
-                  hash,
-                  independence_key: key,
-                  kind: input.kind,
-                  source: input.source,
-                  ref: input.ref ?? null,
-                  note: input.note,
-                  query: input.query ?? null,
-                  origin: input.origin ?? null,
-                  observed_at: input.observedAt ?? null,
-                  recorded_at: new Date(now).toISOString(),
-                  status: "open"
-                })} ON CONFLICT DO NOTHING`.pipe(
-                  Effect.zipRight(sql<EvidenceRow>`SELECT * FROM evidence WHERE hash = ${hash} AND independence_key = ${key}`),
+                return sql`INSERT INTO evidence ${sql.insert(row)} ON CONFLICT DO NOTHING`.pipe(
+                  Effect.zipRight(sql<EvidenceRow>`SELECT * FROM evidence WHERE hash = ${row.hash} AND independence_key = ${row.independence_key}`),
                   Effect.map((rows) => toEvidence(rows[0]!))
                 )
               })

@@ -290,7 +290,9 @@ export const stateMigrations: Migrations = {
     )`,
     "CREATE INDEX memory_archive_ref ON memory_archive (ref)",
     "CREATE INDEX memory_archive_bundle ON memory_archive (bundle, state)"
-  )
+  ),
+  // Structured details kept with an evidence row (docs/decisions/0047): a queued background capture's tags and expiry.
+  "0012_evidence_data": exec("ALTER TABLE evidence ADD COLUMN data TEXT")
 }
 
 export const logsMigrations: Migrations = {

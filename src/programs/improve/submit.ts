@@ -18,6 +18,7 @@ import { takeSnapshot } from "./sandbox.js"
 import { verifyCandidate, type VerifyTarget } from "./verify.js"
 import { UsageLog } from "../../services/UsageLog.js"
 import { PAST_QUERIES } from "../../domain/Improve.js"
+import { submitConsolidationPacket } from "../memory/submitPacket.js"
 
 const PACKET_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/
 /** An agent's candidate file larger than this is refused before it is read. */
@@ -52,6 +53,13 @@ const readOut = (dir: string) =>
     return files
   })
 
+/** The packet is done: its manifest names the proposal it became (0600). */
+const markSubmitted = (manifestFile: string, manifest: PacketManifest, proposalId: string) =>
+  Effect.flatMap(FileSystem, (fs) => {
+    const marked: PacketManifest = { ...manifest, status: "submitted", proposalId }
+    return fs.writeFileString(manifestFile, `${JSON.stringify(marked, null, 2)}\n`, { mode: 0o600 }).pipe(Effect.mapError(() => unreadable(manifestFile, "cannot be updated")))
+  })
+
 /**
  * `akm proposal submit <packet-id>`: the candidate files an agent wrote into
  * a work packet's out/ (or `dir`) are verified exactly as a model's (Level 1
@@ -72,8 +80,14 @@ export const improveSubmit = Effect.fn("improve.submit")(function* (packetId: st
   if (manifest.status === "submitted") {
     return yield* new Conflict({ message: `packet ${packetId} was already submitted${manifest.proposalId === undefined ? "" : ` as proposal ${shortId(manifest.proposalId)}`}`, hint: "see `akm proposal list`" })
   }
-  const recipe = manifest.recipe as ImproveRecipe
-  if (recipe !== "revise" && recipe !== "learn") return yield* new UsageError({ message: `packet ${packetId} is a ${manifest.recipe} packet, which submit does not take`, hint: "submit revise and learn packets" })
+  const recipe = manifest.recipe as ImproveRecipe | "consolidate"
+  if (recipe === "consolidate") {
+    // A memory consolidation (`akm memory consolidate` with the agent generator): the claim check decides, not the gate.
+    const result = yield* submitConsolidationPacket(packetId, manifest, yield* readOut(dir ?? path.join(root, PACKET_OUT)))
+    if (result.proposalId !== undefined) yield* markSubmitted(manifestFile, manifest, result.proposalId)
+    return result
+  }
+  if (recipe !== "revise" && recipe !== "learn") return yield* new UsageError({ message: `packet ${packetId} is a ${manifest.recipe} packet, which submit does not take`, hint: "submit revise, learn and consolidate packets" })
   const files = yield* readOut(dir ?? path.join(root, PACKET_OUT))
   const { info, adapter } = yield* resolveBundle(manifest.bundle)
   if (!info.writable) return yield* new Conflict({ message: `bundle '${info.name}' is read-only`, hint: "the packet's bundle must be writable; nothing was written" })
@@ -112,10 +126,7 @@ export const improveSubmit = Effect.fn("improve.submit")(function* (packetId: st
     proposalId: finished.proposalId,
     at: yield* now
   })
-  if (finished.proposalId !== undefined) {
-    const marked: PacketManifest = { ...manifest, status: "submitted", proposalId: finished.proposalId }
-    yield* fs.writeFileString(manifestFile, `${JSON.stringify(marked, null, 2)}\n`, { mode: 0o600 }).pipe(Effect.mapError(() => unreadable(manifestFile, "cannot be updated")))
-  }
+  if (finished.proposalId !== undefined) yield* markSubmitted(manifestFile, manifest, finished.proposalId)
   return {
     packetId,
     outcome: finished.outcome,

@@ -10,15 +10,16 @@ import { headingSlug } from "../../domain/Ref.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { Generator, type GenerationRequest } from "../../services/Generator.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
-import { MemoryStore } from "../../services/MemoryStore.js"
+import { MemoryStore, type NewArchiveEntry } from "../../services/MemoryStore.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
+import type { Redacted } from "../../domain/Redaction.js"
 import { Redactor } from "../../services/Redactor.js"
 import { splitFrontmatter } from "../import.js"
 import { authorRedacted } from "../proposals/authorRedacted.js"
-import { authoringConflict, proposeAndApply } from "../proposals/direct.js"
+import { authoringConflict, proposeAndApply, writeTarget } from "../proposals/direct.js"
 import { resolveBundle } from "../scan.js"
 import { CONSOLIDATE_RECIPE, FORMALIZE_RECIPE } from "./recipes.js"
-import type { Tier } from "./tiers.js"
+import { readTier, type Tier } from "./tiers.js"
 
 /** Bumped when what a consolidation asks or checks changes: part of each attempt's fingerprint. */
 const RECIPE_VERSION = "memory-consolidate/1"
@@ -41,6 +42,8 @@ export interface ConsolidatedItem {
   /** Temporal lines core added because the generated text had picked one value of a changed fact. */
   readonly qualified: ReadonlyArray<string>
   readonly proposal?: { readonly id: string; readonly status: ProposalStatus; readonly hint?: string | undefined } | undefined
+  /** The agent work packet written for the group (generator `agent`); `akm proposal submit <packet>` completes it. */
+  readonly packet?: string | undefined
   /** Why nothing was written for the group (generation failed, nothing fully stated, …). */
   readonly skipped?: string | undefined
 }
@@ -52,18 +55,25 @@ export interface CompactResult {
   readonly proposalIds: ReadonlyArray<{ readonly id: string; readonly status: ProposalStatus; readonly hint?: string | undefined }>
 }
 
-/** Paths a pending consolidation already removes: their groups are not asked for again while it waits. */
+/**
+ * Paths a pending consolidation already removes, and refs it masks (a
+ * read-only tier's sources, named by its evidence): their groups are not
+ * asked for again while it waits.
+ */
 const pendingPaths = Effect.gen(function* () {
   const store = yield* ProposalStore
   const paths = new Set<string>()
   for (const recipe of [CONSOLIDATE_RECIPE, FORMALIZE_RECIPE]) {
-    for (const p of yield* store.list({ status: "pending", recipe, limit: 1000 })) for (const f of p.files) if (f.action === "delete") paths.add(`${f.bundle}//${f.path}`)
+    for (const p of yield* store.list({ status: "pending", recipe, limit: 1000 })) {
+      for (const f of p.files) if (f.action === "delete") paths.add(`${f.bundle}//${f.path}`)
+      if (p.files.every((f) => f.action !== "delete")) for (const e of (yield* store.get(p.id))?.evidence ?? []) if (e.ref !== undefined) paths.add(e.ref)
+    }
   }
   return paths
 })
 
 /** A destination for the consolidated item: a writable bundle whose adapter can author it. */
-const destinationOf = (name: string) =>
+export const destinationOf = (name: string) =>
   Effect.gen(function* () {
     const { info, adapter } = yield* resolveBundle(name)
     if (!info.writable) return yield* new Conflict({ message: `bundle '${name}' is read-only`, hint: "formalize into a writable bundle (--to <bundle>)" })
@@ -108,10 +118,119 @@ const sourceBytes = (tier: Tier, record: MemoryRecord) =>
     return new TextEncoder().encode(text.right)
   })
 
-interface Destination {
+export interface Destination {
   readonly info: BundleInfo
   readonly adapter: BundleAdapter
 }
+
+/** The archive row of one retirement from `tier`. */
+export const entryOf = (tier: Tier, r: Retirement, at: string, overlay: boolean, proposalId?: string): NewArchiveEntry => ({
+  bundle: tier.info.name,
+  ref: r.record.ref,
+  path: r.record.path,
+  digest: r.record.hash,
+  bytes: r.record.bytes,
+  state: r.state,
+  reason: r.reason,
+  successors: r.successors,
+  dispositions: r.dispositions,
+  ...(proposalId === undefined ? {} : { proposalId }),
+  retiredAt: at,
+  overlay
+})
+
+export interface GroupAnswer {
+  readonly tier: Tier
+  readonly destination: Destination
+  readonly outcome: "compact" | "formalize"
+  readonly sources: ReadonlyArray<MemoryRecord>
+  /** The item's id in the destination (`<dir>/<slug>`), written at `<conceptId>.md`. */
+  readonly conceptId: string
+  readonly title: Redacted
+  /** What the generator (or an agent, through a work packet) wrote. */
+  readonly content: string
+  readonly generatorId: string
+  readonly at: string
+}
+
+/**
+ * Everything after the generated text exists — the same for a model's answer
+ * and for an agent's submitted work packet: contradictions kept, the claim
+ * check per source, the covered sources' bytes archived, one semantic
+ * proposal (new item + retirements).
+ */
+export const completeGroup = Effect.fn("memory.compact.complete")(function* (answer: GroupAnswer) {
+  const { tier, destination, outcome, sources, conceptId, title, at } = answer
+  const base = { outcome, bundle: destination.info.name, sources: sources.map((s) => s.ref) }
+  const redact = yield* (yield* Redactor).snapshot
+  const files = yield* BundleFiles
+  const walked = yield* files.walk(destination.info.root, { includeHidden: destination.adapter.includeHidden ?? false })
+  const ctx = files.context(destination.info, walked.files)
+  const type = outcome === "compact" ? "memory" : "knowledge"
+  const target = `${conceptId}.md`
+  const contradictions = contradictionsIn(sources)
+  const kept = keepContradictions(splitFrontmatter(answer.content).body, contradictions)
+  const body = redact(kept.body.endsWith("\n") ? kept.body : `${kept.body}\n`)
+  const created = yield* Effect.either(authorRedacted(destination.adapter.create!, { type, conceptId, title, description: redact(firstLine(String(body)).slice(0, 200)), body }, ctx))
+  if (Either.isLeft(created)) return yield* authoringConflict(created.left)
+  const successorRef = `${destination.info.name}//${conceptId}`
+  // The claim checker reads what will be on disk, minus frontmatter.
+  const written = created.right.find((c) => c.path === target) ?? created.right[0]
+  const writtenText = written?.after === undefined ? String(body) : typeof written.after === "string" ? written.after : new TextDecoder().decode(written.after)
+  const verdicts = judgeSources(sources, splitFrontmatter(writtenText).body, successorRef)
+  const covered = verdicts.flatMap((v) => (v._tag === "Covered" ? [v] : []))
+  const keptSources = verdicts.flatMap((v) => (v._tag === "Kept" ? [{ ref: v.record.ref, claim: v.uncovered[0]!.claim, reason: v.uncovered[0]!.reason }] : []))
+  const item = { ...base, ref: successorRef, path: target, kept: keptSources, qualified: kept.added }
+  const none = (skipped: string) => ({ item: { ...item, retired: [], skipped } satisfies ConsolidatedItem as ConsolidatedItem, retired: [] as ReadonlyArray<Retirement> })
+  if (covered.length === 0) return none("the generated item does not state every claim of any source; nothing is written and every source stays")
+  // Archive first: a retirement is never a loss.
+  const archive = yield* MemoryArchive
+  const archived: Array<(typeof covered)[number]> = []
+  for (const v of covered) {
+    const bytes = yield* sourceBytes(tier, v.record)
+    if (bytes === undefined) continue
+    yield* archive.put(bytes)
+    archived.push(v)
+  }
+  if (archived.length === 0) return none("the sources changed on disk since they were read; consolidate again")
+  // A read-only tier is never written: the proposal only creates the item, and accepting it masks the sources (catchUp.ts).
+  const changes = tier.info.writable
+    ? [...created.right, ...tier.facet.render({ bundle: tier.info.name, retire: archived.map((v) => ({ path: v.record.path, hash: v.record.hash })), write: [] })]
+    : [...created.right]
+  const made = yield* proposeAndApply({
+    title: outcome === "compact"
+      ? `Consolidate memory: compact ${archived.length} of ${tier.info.name} into ${conceptId}`
+      : `Formalize memory: ${archived.length} of ${tier.info.name} into ${destination.info.name}//${conceptId}`,
+    // Two-phase (publish, then delete the sources) only when there are sources to delete.
+    recipe: outcome === "compact" || !tier.info.writable ? CONSOLIDATE_RECIPE : FORMALIZE_RECIPE,
+    changeClass: "semantic",
+    changes,
+    evidence: archived.map((v) => ({ kind: "pressure", id: v.record.ref, hash: v.record.hash, ref: v.record.ref })),
+    generator: answer.generatorId,
+    bundle: destination.info.name,
+    root: destination.info.root
+  })
+  const proposal = { id: made.id, status: made.status, ...(made.hint === undefined ? {} : { hint: made.hint }) }
+  const retirements: ReadonlyArray<Retirement> = archived.map((v) => ({
+    record: v.record,
+    reason: outcome === "compact" ? "compacted" : "formalized",
+    state: "retired",
+    successors: [successorRef],
+    dispositions: v.dispositions
+  }))
+  if (made.status === "accepted" && tier.info.writable) {
+    // Recorded as retired only once the files are gone (a proposal waiting for review retires nothing yet).
+    yield* (yield* MemoryStore).record(retirements.map((r) => entryOf(tier, r, at, false, made.id)))
+  }
+  return {
+    item: { ...item, retired: archived.map((v) => v.record.ref), proposal } satisfies ConsolidatedItem as ConsolidatedItem,
+    retired: made.status === "accepted" && tier.info.writable ? retirements : []
+  }
+})
+
+/** The title of a group's item: its first source's first line (redacted). */
+export const groupTitle = (sources: ReadonlyArray<MemoryRecord>, redact: (text: string) => Redacted): Redacted =>
+  redact(firstLine(sources[0]!.body).replace(/[.!?]$/, "").slice(0, 60) || "Consolidated memory")
 
 /**
  * The generator paths of `akm memory consolidate` (spec 06 §8.4):
@@ -132,13 +251,23 @@ export const compactTier = Effect.fn("memory.compact")(function* (tier: Tier, op
       hint: "set improve.generator in config.yaml (see docs/generators.md), or run `akm memory consolidate` without --to for deterministic cleanup"
     })
   }
-  if (generator === undefined || !generator.available || !tier.info.writable) return empty
-  const destination: Destination = options.to === undefined ? { info: tier.info, adapter: tier.adapter } : yield* destinationOf(options.to)
+  if (generator === undefined || !generator.available) return empty
+  let destination: Destination = { info: tier.info, adapter: tier.adapter }
+  let memoryDir = tier.facet.dir
+  if (options.to !== undefined) destination = yield* destinationOf(options.to)
+  else if (!tier.info.writable) {
+    // A read-only tier compacts into the default writable bundle's memory tier; its sources are masked by overlays once accepted.
+    const name = yield* Effect.either(writeTarget(undefined))
+    const into = Either.isLeft(name) ? undefined : yield* readTier(name.right)
+    if (into === undefined || !into.info.writable || into.info.name === tier.info.name || into.adapter.create === undefined) return empty
+    destination = { info: into.info, adapter: into.adapter }
+    memoryDir = into.facet.dir
+  }
   if (destination.info.name === tier.info.name && outcome === "formalize") {
     return yield* new UsageError({ message: `--to names the memory tier's own bundle '${tier.info.name}'`, hint: "formalize into another bundle; without --to, consolidate compacts within the tier" })
   }
   const busy = yield* pendingPaths
-  const groups = relatedGroups(tier.active).filter((g) => g.every((r) => !busy.has(`${tier.info.name}//${r.path}`))).slice(0, MAX_GROUPS)
+  const groups = relatedGroups(tier.active).filter((g) => g.every((r) => !busy.has(`${tier.info.name}//${r.path}`) && !busy.has(r.ref))).slice(0, MAX_GROUPS)
   const nowMs = yield* Clock.currentTimeMillis
   const at = new Date(nowMs).toISOString()
   const items: Array<ConsolidatedItem> = []
@@ -160,9 +289,8 @@ export const compactTier = Effect.fn("memory.compact")(function* (tier: Tier, op
     }
     const walked = yield* files.walk(destination.info.root, { includeHidden: destination.adapter.includeHidden ?? false })
     const ctx = files.context(destination.info, walked.files)
-    const type = outcome === "compact" ? "memory" : "knowledge"
-    const dir = outcome === "compact" ? tier.facet.dir : "knowledge"
-    const title = redact(firstLine(sources[0]!.body).replace(/[.!?]$/, "").slice(0, 60) || "Consolidated memory")
+    const dir = outcome === "compact" ? memoryDir : "knowledge"
+    const title = groupTitle(sources, redact)
     let conceptId = `${dir}/${headingSlug(String(title)) || "memory"}`
     for (let n = 2; ctx.exists(`${conceptId}.md`); n++) conceptId = `${dir}/${headingSlug(String(title)) || "memory"}-${n}`
     const target = `${conceptId}.md`
@@ -195,7 +323,8 @@ export const compactTier = Effect.fn("memory.compact")(function* (tier: Tier, op
       continue
     }
     if (generated.right._tag === "Packet") {
-      items.push({ ...base, retired: [], kept: [], qualified: [], skipped: `a work packet waits for \`akm proposal submit ${generated.right.id}\`; consolidate again once it is submitted` })
+      // The agent answers through the packet: `akm proposal submit` runs the rest (completeGroup, submitPacket.ts).
+      items.push({ ...base, path: target, retired: [], kept: [], qualified: [], packet: generated.right.id, skipped: `work packet ${generated.right.id} waits for an agent: write out/${target} as its TASK.md says, then \`akm proposal submit ${generated.right.id}\` checks it and proposes the consolidation` })
       continue
     }
     const file = generated.right.files.find((f) => f.content !== null)
@@ -203,77 +332,11 @@ export const compactTier = Effect.fn("memory.compact")(function* (tier: Tier, op
       items.push({ ...base, retired: [], kept: [], qualified: [], skipped: "the generator returned no file; every source stays" })
       continue
     }
-    const kept = keepContradictions(splitFrontmatter(file.content).body, contradictions)
-    const body = redact(kept.body.endsWith("\n") ? kept.body : `${kept.body}\n`)
-    const created = yield* Effect.either(authorRedacted(destination.adapter.create!, { type, conceptId, title, description: redact(firstLine(String(body)).slice(0, 200)), body }, ctx))
-    if (Either.isLeft(created)) return yield* authoringConflict(created.left)
-    const successorRef = `${destination.info.name}//${conceptId}`
-    // The claim checker reads what will be on disk, minus frontmatter.
-    const written = created.right.find((c) => c.path === target) ?? created.right[0]
-    const writtenText = written?.after === undefined ? String(body) : typeof written.after === "string" ? written.after : new TextDecoder().decode(written.after)
-    const verdicts = judgeSources(sources, splitFrontmatter(writtenText).body, successorRef)
-    const covered = verdicts.flatMap((v) => (v._tag === "Covered" ? [v] : []))
-    const keptSources = verdicts.flatMap((v) => (v._tag === "Kept" ? [{ ref: v.record.ref, claim: v.uncovered[0]!.claim, reason: v.uncovered[0]!.reason }] : []))
-    const item = { ...base, ref: successorRef, path: target, kept: keptSources, qualified: kept.added }
-    if (covered.length === 0) {
-      items.push({ ...item, retired: [], skipped: "the generated item does not state every claim of any source; nothing is written and every source stays" })
-      continue
-    }
-    // Archive first: a retirement is never a loss.
-    const archive = yield* MemoryArchive
-    const archived: Array<(typeof covered)[number]> = []
-    for (const v of covered) {
-      const bytes = yield* sourceBytes(tier, v.record)
-      if (bytes === undefined) continue
-      yield* archive.put(bytes)
-      archived.push(v)
-    }
-    if (archived.length === 0) {
-      items.push({ ...item, retired: [], skipped: "the sources changed on disk since they were read; consolidate again" })
-      continue
-    }
-    const changes = [...created.right, ...tier.facet.render({ bundle: tier.info.name, retire: archived.map((v) => ({ path: v.record.path, hash: v.record.hash })), write: [] })]
-    const made = yield* proposeAndApply({
-      title: outcome === "compact"
-        ? `Consolidate memory: compact ${archived.length} of ${tier.info.name} into ${conceptId}`
-        : `Formalize memory: ${archived.length} of ${tier.info.name} into ${destination.info.name}//${conceptId}`,
-      recipe: outcome === "compact" ? CONSOLIDATE_RECIPE : FORMALIZE_RECIPE,
-      changeClass: "semantic",
-      changes,
-      evidence: archived.map((v) => ({ kind: "pressure", id: v.record.ref, hash: v.record.hash, ref: v.record.ref })),
-      generator: generator.id,
-      bundle: destination.info.name,
-      root: destination.info.root
-    })
-    const proposal = { id: made.id, status: made.status, ...(made.hint === undefined ? {} : { hint: made.hint }) }
-    proposalIds.push(proposal)
-    const retirements: ReadonlyArray<Retirement> = archived.map((v) => ({
-      record: v.record,
-      reason: outcome === "compact" ? "compacted" : "formalized",
-      state: "retired",
-      successors: [successorRef],
-      dispositions: v.dispositions
-    }))
-    if (made.status === "accepted") {
-      // Recorded as retired only once the files are gone (a proposal waiting for review retires nothing yet).
-      yield* (yield* MemoryStore).record(retirements.map((r) => ({
-        bundle: tier.info.name,
-        ref: r.record.ref,
-        path: r.record.path,
-        digest: r.record.hash,
-        bytes: r.record.bytes,
-        state: r.state,
-        reason: r.reason,
-        successors: r.successors,
-        dispositions: r.dispositions,
-        proposalId: made.id,
-        retiredAt: at,
-        overlay: false
-      })))
-      retired.push(...retirements)
-    }
-    reduced += archived.length - 1
-    items.push({ ...item, retired: archived.map((v) => v.record.ref), proposal })
+    const done = yield* completeGroup({ tier, destination, outcome, sources, conceptId, title, content: file.content, generatorId: generator.id, at })
+    items.push(done.item)
+    retired.push(...done.retired)
+    if (done.item.proposal !== undefined) proposalIds.push(done.item.proposal)
+    if (done.item.skipped === undefined) reduced += done.item.retired.length - 1
   }
   return { items, retired, proposalIds } satisfies CompactResult as CompactResult
 })

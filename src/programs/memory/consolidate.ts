@@ -5,12 +5,12 @@ import { sha256Hex, type ProposalStatus } from "../../domain/Proposal.js"
 import { BundleFiles } from "../../services/BundleFiles.js"
 import { IndexStore } from "../../services/IndexStore.js"
 import { MemoryArchive } from "../../services/MemoryArchive.js"
-import { MemoryStore, type NewArchiveEntry } from "../../services/MemoryStore.js"
+import { MemoryStore } from "../../services/MemoryStore.js"
 import { indexBundles } from "../indexBundles.js"
 import { proposeAndApply } from "../proposals/direct.js"
 import { recordAcceptedRetirements } from "./catchUp.js"
 import { drainIntake, queuedCounts, type DrainResult } from "./drain.js"
-import { compactTier, type ConsolidatedItem } from "./compact.js"
+import { compactTier, entryOf, type ConsolidatedItem } from "./compact.js"
 import { planReduction } from "./plan.js"
 import { CONSOLIDATE_RECIPE, stateOfTier } from "./status.js"
 import { policyNow, readTier, readTiers, sizeOf, type Tier } from "./tiers.js"
@@ -61,21 +61,6 @@ const bytesOf = (tier: Tier, r: Retirement) =>
     if (text._tag === "Left" || sha256Hex(text.right) !== r.record.hash) return undefined
     return new TextEncoder().encode(text.right)
   })
-
-const entryOf = (tier: Tier, r: Retirement, at: string, overlay: boolean, proposalId?: string): NewArchiveEntry => ({
-  bundle: tier.info.name,
-  ref: r.record.ref,
-  path: r.record.path,
-  digest: r.record.hash,
-  bytes: r.record.bytes,
-  state: r.state,
-  reason: r.reason,
-  successors: r.successors,
-  dispositions: r.dispositions,
-  ...(proposalId === undefined ? {} : { proposalId }),
-  retiredAt: at,
-  overlay
-})
 
 const itemOf = (r: Retirement): RetiredItem => ({ ref: r.record.ref, path: r.record.path, reason: r.reason, state: r.state, successors: r.successors, digest: r.record.hash })
 
@@ -159,7 +144,7 @@ const consolidateTier = (tier: Tier, dryRun: boolean, to: string | undefined) =>
   Effect.gen(function* () {
     const { retiring, ...cleaned } = yield* cleanupTier(tier, dryRun)
     const wanted = cleaned.after.items - cleaned.lowWaterItems
-    if (cleaned.mode !== "proposal" || (to === undefined && wanted <= 0)) return cleaned satisfies TierConsolidation as TierConsolidation
+    if (to === undefined && wanted <= 0) return cleaned satisfies TierConsolidation as TierConsolidation
     const gone = new Set(retiring.map((r) => r.record.ref))
     const current = dryRun ? { ...tier, active: tier.active.filter((r) => !gone.has(r.ref)) } : (yield* readTier(tier.info.name)) ?? tier
     const compacted = yield* compactTier(current, { dryRun, to, wanted })

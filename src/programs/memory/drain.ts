@@ -1,8 +1,50 @@
 import { Effect } from "effect"
+import { UsageError } from "../../domain/Errors.js"
+import { parseExpires } from "../../domain/memory/MemoryRecord.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
-import { remember } from "../remember.js"
+import { remember, type RememberInput } from "../remember.js"
 import { INTAKE_ORIGIN, queuedIntake, stateOfTier } from "./status.js"
 import { readTier } from "./tiers.js"
+
+/** What a queued background capture keeps besides its text (the evidence row's `data`). */
+export type QueuedCapture = {
+  readonly tags?: ReadonlyArray<string> | undefined
+  /** Resolved when queued: a duration counts from the capture, not from the write. */
+  readonly expires?: string | undefined
+  readonly title?: string | undefined
+}
+
+/**
+ * The capture's tags, expiry and title for the queue row, redacted; undefined
+ * when there are none. A bad `--expires` is refused as remember refuses it.
+ */
+export const queuedCaptureData = (input: RememberInput, nowMs: number, redact: (text: string) => string): Effect.Effect<QueuedCapture | undefined, UsageError> =>
+  Effect.gen(function* () {
+    let expires: string | undefined
+    if (input.expires !== undefined) {
+      const parsed = parseExpires(input.expires, nowMs)
+      if ("reason" in parsed) return yield* new UsageError({ message: `--expires ${parsed.reason}`, hint: "e.g. --expires 30d, --expires 12h, --expires 2026-06-30" })
+      expires = parsed.at
+    }
+    const tags = (input.tags ?? []).map((t) => redact(t.trim())).filter((t) => t !== "")
+    const data: QueuedCapture = {
+      ...(tags.length === 0 ? {} : { tags }),
+      ...(expires === undefined ? {} : { expires }),
+      ...(input.title === undefined || input.title.trim() === "" ? {} : { title: redact(input.title) })
+    }
+    return Object.keys(data).length === 0 ? undefined : data
+  })
+
+/** The row's data read back; anything not of the expected shape (a row from an older akm, a hand edit) is ignored. */
+const captureOf = (data: Readonly<Record<string, unknown>> | undefined): QueuedCapture => {
+  if (data === undefined) return {}
+  const tags = Array.isArray(data["tags"]) ? data["tags"].filter((t): t is string => typeof t === "string") : []
+  return {
+    ...(tags.length === 0 ? {} : { tags }),
+    ...(typeof data["expires"] === "string" ? { expires: data["expires"] } : {}),
+    ...(typeof data["title"] === "string" ? { title: data["title"] } : {})
+  }
+}
 
 export interface DrainResult {
   /** Queued memories written now, oldest first. */
@@ -45,7 +87,7 @@ export const drainIntake = Effect.fn("memory.drain")(function* (only?: string) {
     let left = queued.length
     for (const row of queued) {
       if (items + 1 > policy.highWaterItems) break
-      const made = yield* remember({ text: row.note, bundle })
+      const made = yield* remember({ text: row.note, bundle, ...captureOf(row.data) })
       yield* evidence.mark([row.id], "used")
       written.push({ bundle, evidenceId: row.id, ...(made.ref === undefined ? {} : { ref: made.ref }) })
       items++

@@ -4,6 +4,8 @@ import { Transaction, TransactionRefused, type RecoveryReport } from "../../serv
 import { now } from "./lookup.js"
 
 const note = "finished by recovery after an interrupted run"
+/** How accept names the retire phase of a two-phase proposal (accept.ts retirePhaseId). */
+const RETIRE_SUFFIX = "-retire"
 
 /**
  * Brings proposals in line with the sets the engine finished (spec 05 §2
@@ -18,12 +20,24 @@ const note = "finished by recovery after an interrupted run"
 export const recordFinished = Effect.fn("proposal.recordFinished")(function* () {
   const transaction = yield* Transaction
   const store = yield* ProposalStore
-  for (const set of yield* transaction.finished) {
+  const sets = yield* transaction.finished
+  // The retire phase of a two-phase proposal (`<id>-retire`) belongs to that proposal's record, so a revert undoes both phases.
+  const retires = new Map(sets.flatMap((s) => (s.op === "retire" && s.id.endsWith(RETIRE_SUFFIX) ? [[s.id.slice(0, -RETIRE_SUFFIX.length), s] as const] : [])))
+  for (const set of sets) {
+    if (set.op === "retire" && retires.get(set.id.slice(0, -RETIRE_SUFFIX.length)) === set) {
+      const owner = yield* store.get(set.id.slice(0, -RETIRE_SUFFIX.length))
+      const applied = owner?.status === "accepted" ? yield* store.applied(owner.id) : undefined
+      // Accepted earlier with the publish only (its retire was resumed later): the record gains the retirements.
+      if (owner !== undefined && applied !== undefined && !set.changes.every((c) => applied.some((a) => a.bundle === c.bundle && a.path === c.path))) {
+        yield* store.decide(owner.id, { from: ["accepted"], to: "accepted", at: yield* now, by: "recovery", outcome: { changes: [...applied, ...set.changes], gitCommits: [], note } })
+      }
+    }
     const proposal = yield* store.get(set.id)
     if (proposal !== undefined) {
       const at = yield* now
       if (set.op === "apply" && proposal.status !== "accepted" && proposal.status !== "reverted") {
-        yield* store.decide(set.id, { from: ["pending", "rejected", "expired", "failed"], to: "accepted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note, ...(set.createdDirs === undefined || set.createdDirs.length === 0 ? {} : { createdDirs: set.createdDirs }) } })
+        const retired = retires.get(set.id)?.changes ?? []
+        yield* store.decide(set.id, { from: ["pending", "rejected", "expired", "failed"], to: "accepted", at, by: "recovery", outcome: { changes: [...set.changes, ...retired], gitCommits: [], note, ...(set.createdDirs === undefined || set.createdDirs.length === 0 ? {} : { createdDirs: set.createdDirs }) } })
       } else if (set.op === "revert" && proposal.status === "accepted") {
         yield* store.decide(set.id, { from: ["accepted"], to: "reverted", at, by: "recovery", outcome: { changes: set.changes, gitCommits: [], note } })
       }

@@ -1,77 +1,30 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { EvidenceInput } from "../../../src/domain/Evidence.js"
 import { GeneratorNone } from "../../../src/layers/generator/GeneratorNone.js"
-import { ImproveComposed } from "../../../src/layers/improve/ImproveLive.js"
-import { AkmTest } from "../../../src/layers/test/AkmTest.js"
 import { configSet } from "../../../src/programs/config.js"
 import { improve, improveRuns, proposalSubmit } from "../../../src/programs/improve.js"
-import { indexBundles } from "../../../src/programs/indexBundles.js"
 import { proposalReject } from "../../../src/programs/proposals/reject.js"
 import { proposalShow } from "../../../src/programs/proposals/show.js"
-import { GenerationFailed, type GenerationRequest } from "../../../src/services/Generator.js"
+import { GenerationFailed } from "../../../src/services/Generator.js"
 import { ImproveStore } from "../../../src/services/ImproveStore.js"
 import { IndexStore } from "../../../src/services/IndexStore.js"
 import { ProposalStore } from "../../../src/services/ProposalStore.js"
 import { Improve } from "../../../src/services/Improve.js"
 import { WorkspaceConfig } from "../../../src/services/WorkspaceConfig.js"
-import { evidenceMemory, scriptedGenerator, type Reply } from "../../support/improveLayers.js"
-import { mine } from "../writeFixtures.js"
+import type { Reply } from "../../support/improveLayers.js"
+import { FEEDBACK, improved, ROLLBACK, rollbackWorkspace, improveOn, withImprove } from "../../support/rollbackWorkspace.js"
 
-const ROLLBACK = [
-  "---",
-  "description: Roll back a failed release of the web app",
-  "tags: [release, rollback]",
-  "owner: platform-team",
-  "---",
-  "# Deploy rollback",
-  "",
-  "Roll back when the new release fails its checks.",
-  "",
-  "## Restore the previous build",
-  "",
-  "Run the release tool with the previous build id; it swaps the symlink and restarts the workers.",
-  "",
-  "## Verify health after rollback",
-  "",
-  "Watch the error rate dashboard for ten minutes.",
-  ""
-].join("\n")
-
-const OTHERS: Record<string, string> = {
-  "knowledge/database-backups.md": "---\ndescription: Nightly database backups and how to restore one\n---\n# Database backups\n\nBackups run at 02:00 to the object store.\n",
-  "knowledge/oncall-rotation.md": "---\ndescription: Who is on call and how to swap shifts\n---\n# Oncall rotation\n\nSwap shifts in the pager tool.\n",
-  "knowledge/feature-flags.md": "---\ndescription: Turning features on and off without a release\n---\n# Feature flags\n\nFlags live in the flag service.\n",
-  "knowledge/log-search.md": "---\ndescription: Searching application logs by request id\n---\n# Log search\n\nUse the log explorer with the request id.\n",
+const workspace = rollbackWorkspace({
   "knowledge/tls-certificates.md": "---\ndescription: Renewing TLS certificates before they expire\n---\n# TLS certificates\n\nCertificates renew automatically thirty days ahead.\n",
   "knowledge/cost-reports.md": "---\ndescription: Monthly cloud cost reports per team\n---\n# Cost reports\n\nReports arrive on the first of the month.\n",
   // Popular, old and large: with no evidence it must never be rewritten (R-IMP-1).
   "knowledge/handbook.md": `---\ndescription: The engineering handbook\nupdated: 2019-01-01\n---\n# Handbook\n\n${"Everything about how we work. ".repeat(2000)}\n`
-}
-
-const GOOD = ROLLBACK.replace("tags: [release, rollback]", "tags: [release, rollback, undo, revert]")
-  .replace("Roll back when the new release fails its checks.", "Roll back (undo a bad deploy) when the new release fails its checks.")
-
-const FEEDBACK: EvidenceInput = { kind: "negative-feedback", source: "feedback", ref: "mine//knowledge/deploy-rollback", note: "searched how to undo a bad deploy and did not find this", query: "undo bad deploy" }
-
-/** A workspace with the akm bundle "mine" holding the rollback note and a few others, indexed. */
-const workspace = Effect.gen(function* () {
-  const root = yield* mine
-  for (const [file, text] of Object.entries({ "knowledge/deploy-rollback.md": ROLLBACK, ...OTHERS })) {
-    fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true })
-    fs.writeFileSync(path.join(root, file), text)
-  }
-  yield* indexBundles({})
-  return root
 })
 
-const withImprove = (evidence: ReadonlyArray<EvidenceInput>, reply: (r: GenerationRequest) => Reply) => {
-  const generator = scriptedGenerator(reply)
-  const layer = ImproveComposed.pipe(Layer.provide(Layer.merge(evidenceMemory(evidence), generator.layer)), Layer.provideMerge(AkmTest))
-  return { script: generator.script, layer }
-}
+const GOOD = improved(ROLLBACK)
 
 const at = (root: string) => fs.readFileSync(path.join(root, "knowledge/deploy-rollback.md"), "utf8")
 
@@ -249,7 +202,7 @@ describe("improve", () => {
   })
 
   it.effect("R-GEN-3: with no generator configured the run reports it per target and fails nothing", () => {
-    const layer = ImproveComposed.pipe(Layer.provide(Layer.merge(evidenceMemory([FEEDBACK]), GeneratorNone)), Layer.provideMerge(AkmTest))
+    const layer = improveOn([FEEDBACK], GeneratorNone)
     return Effect.gen(function* () {
       yield* workspace
       const run = yield* improve({})
