@@ -113,6 +113,8 @@ interface Excluded {
  */
 export interface SearchCache {
   generation: string | undefined
+  /** The corpus size and word total (idx_bundles) at this generation: every persist that changes them moves it. */
+  sizes: { readonly n: number; readonly words: number } | undefined
   excluded: { readonly key: string; readonly value: Excluded } | undefined
   readonly lists: Map<string, ReadonlyArray<PostingRow>>
   bytes: number
@@ -120,7 +122,7 @@ export interface SearchCache {
 
 const LIST_CACHE_BYTES = 32 * 1024 * 1024
 
-export const makeSearchCache = (): SearchCache => ({ generation: undefined, excluded: undefined, lists: new Map(), bytes: 0 })
+export const makeSearchCache = (): SearchCache => ({ generation: undefined, sizes: undefined, excluded: undefined, lists: new Map(), bytes: 0 })
 
 const sizeOf = (rows: ReadonlyArray<PostingRow>): number => rows.reduce((sum, r) => sum + r.data.byteLength + 64, 64)
 
@@ -128,6 +130,7 @@ const sizeOf = (rows: ReadonlyArray<PostingRow>): number => rows.reduce((sum, r)
 const advance = (cache: SearchCache, generation: string) => {
   if (cache.generation === generation) return
   cache.generation = generation
+  cache.sizes = undefined
   cache.excluded = undefined
   cache.lists.clear()
   cache.bytes = 0
@@ -155,9 +158,11 @@ const recall = (cache: SearchCache, lexeme: string): ReadonlyArray<PostingRow> |
 }
 
 /** The items the filters leave out: read once per generation and filter. */
+const exclusionKey = (filters: ItemFilters) => `${filters.includeProposed}|${filters.belief}`
+
 const exclusionsFor = (sql: SqlClient.SqlClient, cache: SearchCache, filters: ItemFilters): Effect.Effect<Excluded, SqlError> =>
   Effect.suspend(() => {
-    const key = `${filters.includeProposed}|${filters.belief}`
+    const key = exclusionKey(filters)
     const generation = cache.generation
     if (cache.excluded?.key === key) return Effect.succeed(cache.excluded.value)
     return Effect.map(sql<{ id: number; succeeded: boolean }>`SELECT d.id, d.superseded_by IS NOT NULL AS succeeded FROM idx_documents d
@@ -172,14 +177,24 @@ const exclusionsFor = (sql: SqlClient.SqlClient, cache: SearchCache, filters: It
  * Word search through the index's own lists (decision 0041): one statement
  * reads the lists of the query's lexemes with the corpus sizes and the
  * generation; bm25 scores every match here (exact, as FTS5 ranks every
- * match); a second reads the rows of the best. Plain words and default
- * filters only: phrases, prefixes and narrowing filters take the tsvector path.
+ * match); a second reads the rows of the best. When every list, the sizes and
+ * the exclusions are held for the generation last seen, the first statement
+ * is skipped and the second carries the generation: if it has moved, the
+ * answer is dropped and the search runs again from the database.
+ * Plain words and default filters only: phrases, prefixes and narrowing
+ * filters take the tsvector path.
  */
 const fromPostings = (sql: SqlClient.SqlClient, query: CandidateQuery, groups: ReadonlyArray<GroupLexemes>, cache: SearchCache) =>
   Effect.gen(function* () {
     const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
     const lexemes = [...new Set(groups.flatMap((g) => g.exact))]
     if (lexemes.length === 0) return empty
+    const held = cache.generation
+    if (held !== undefined && cache.sizes !== undefined && cache.excluded?.key === exclusionKey(query.filters) && lexemes.every((l) => cache.lists.has(l))) {
+      const lists = lexemes.flatMap((l) => recall(cache, l) ?? [])
+      const fast = yield* scoreLists(sql, query, groups, lists, cache.sizes, cache.excluded.value, held)
+      if (fast !== undefined) return fast
+    }
     const read = (wanted: ReadonlyArray<string>) =>
       sql<{ n: number; words: number; generation: string | null; lexeme: string | null; block: number | null; data: Uint8Array | null }>`SELECT s.n, s.words,
           s.generation, p.lexeme, p.block, p.data
@@ -210,11 +225,33 @@ const fromPostings = (sql: SqlClient.SqlClient, query: CandidateQuery, groups: R
         lists.push(...got)
       } else lists.push(...(recall(cache, lexeme) ?? []))
     }
+    const sizes = { n: head.n ?? 0, words: head.words ?? 0 }
+    if (cache.generation === generation) cache.sizes = sizes
+    const excludedSet = yield* exclusionsFor(sql, cache, query.filters)
+    return (yield* scoreLists(sql, query, groups, lists, sizes, excludedSet, undefined)) ?? empty
+  })
+
+/**
+ * bm25 over every match of these lists, then the rows of the best `limit`.
+ * With `generation`, the rows statement also reads the index's generation and
+ * the answer is undefined when it is not that one (the lists were stale), or
+ * when nothing matches (nothing read to check it with).
+ */
+const scoreLists = (
+  sql: SqlClient.SqlClient,
+  query: CandidateQuery,
+  groups: ReadonlyArray<GroupLexemes>,
+  lists: ReadonlyArray<PostingRow>,
+  sizes: { readonly n: number; readonly words: number },
+  { excluded, succeeded }: Excluded,
+  generation: string | undefined
+) =>
+  Effect.gen(function* () {
+    const empty: CandidateSet = { candidates: [], total: 0, documentCount: 0, documentFrequency: [] }
     const matches = readMatches(lists, groups.map((g) => g.exact))
-    const { excluded, succeeded } = yield* exclusionsFor(sql, cache, query.filters)
-    const documentCount = head.n ?? 0
+    const documentCount = sizes.n
     const inverse = matches.documentFrequency.map((n) => inverseFrequency(n, documentCount))
-    const average = documentCount > 0 ? (head.words ?? 0) / documentCount : 0
+    const average = documentCount > 0 ? sizes.words / documentCount : 0
     const size = groups.length
     const count = matches.count
     const scores = new Float64Array(count)
@@ -224,7 +261,7 @@ const fromPostings = (sql: SqlClient.SqlClient, query: CandidateQuery, groups: R
       scores[i] = bm25(matches.frequencies, inverse, matches.lengths[i]!, average, i * size)
       if (excluded.size === 0 || !excluded.has(matches.ids[i]!)) passing[total++] = scores[i]!
     }
-    if (total === 0) return empty
+    if (total === 0) return generation === undefined ? empty : undefined
     // The best `limit` that pass: those above the last one's score for sure, and of the matches tied with it the
     // first by ref, as index.db breaks ties (copies of one text score alike: the database picks them by ref).
     const cut = kthLargest(passing.subarray(0, total), query.limit)
@@ -248,8 +285,11 @@ const fromPostings = (sql: SqlClient.SqlClient, query: CandidateQuery, groups: R
       ...(tied.length === 0 ? [] : [sql`(SELECT id FROM idx_documents WHERE id IN ${sql.in(tied.map((i) => matches.ids[i]!))}
         ORDER BY ref COLLATE "C" LIMIT ${query.limit - above.length})`])
     ])
-    const items = yield* sql<ItemRow & { id: number }>`SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id
+    // One statement: its generation and its rows come from one snapshot.
+    const checked = generation === undefined ? sql.literal("") : sql.literal(", (SELECT value FROM idx_meta WHERE key = 'generation') AS generation")
+    const items = yield* sql<ItemRow & { id: number; generation?: string | null }>`SELECT ${sql.literal(ITEM_COLUMNS)}, d.id AS id${checked}
       FROM (${picked}) k JOIN idx_documents d ON d.id = k.id ${sql.literal(ITEM_JOINS)}`
+    if (generation !== undefined && (items.length === 0 || (items[0]!.generation ?? "0") !== generation)) return undefined
     const candidateAt = (row: ItemRow & { id: number }): Candidate => {
       const i = at.get(row.id)!
       const matched: Array<boolean> = []
