@@ -91,7 +91,10 @@ export const cliSuite = () =>
           const ref = (await c.run(["search", "release checklist", "--format", "json"])).json().hits[0].ref
           await c.run(["show", ref])
           expect((await c.run(["feedback", ref, "--positive"])).code).toBe(0)
+          expect((await c.run(["evidence", "add", "--kind", "negative-feedback", "--ref", ref, "--note", "step 2 is outdated"])).code).toBe(0)
+          expect((await c.run(["evidence", "add", "--kind", "negative-feedback", "--ref", ref, "--note", "step 3 is outdated too"])).code).toBe(0)
           const before = (await c.run(["proposal", "list", "--format", "json"])).json()
+          const evidenceBefore = (await c.run(["evidence", "list", "--format", "json"])).json()
 
           const to = new URL(TEST_DATABASE_URL!)
           to.searchParams.set("options", `-c search_path=${target}`)
@@ -101,13 +104,17 @@ export const cliSuite = () =>
           expect(migrated.code, migrated.stderr).toBe(0)
           const tables = new Map(migrated.json().tables.map((t: { table: string; source: number; target: number }) => [t.table, t]))
           for (const t of tables.values() as Iterable<{ source: number; target: number }>) expect(t.target).toBe(t.source)
-          for (const table of ["events", "usage_events", "feedback", "utility", "proposals", "proposal_changes", "proposal_outcomes"]) {
+          for (const table of ["events", "usage_events", "feedback", "utility", "proposals", "proposal_changes", "proposal_outcomes", "evidence"]) {
             expect((tables.get(table) as { source: number }).source, table).toBeGreaterThan(0)
           }
           expect(migrated.stdout).not.toContain("search_path")
           // Now served from PostgreSQL: the same proposals, and the learned utility carried over.
           const after = (await c.run(["proposal", "list", "--format", "json"], { env: migrateEnv })).json()
           expect(after).toEqual(before)
+          // Evidence too, rows and order (EvidenceStorePg lists it from the team database).
+          const evidenceAfter = (await c.run(["evidence", "list", "--format", "json"], { env: migrateEnv })).json()
+          expect(evidenceAfter.rows.length).toBeGreaterThanOrEqual(2)
+          expect(evidenceAfter).toEqual(evidenceBefore)
           const again = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
           expect(again.code).toBe(1)
           expect(again.error().error).toMatchObject({ code: "conflict" })

@@ -27,7 +27,7 @@ const TABLES: ReadonlyArray<{ readonly table: string; readonly columns: Readonly
   { table: "proposal_changes", columns: ["proposal_id", "position", "bundle", "path", "before_hash", "after", "after_kind", "after_hash", "mode"] },
   { table: "proposal_outcomes", columns: ["id", "proposal_id", "at", "kind", "data"], identity: "id" },
   { table: "proposal_applied", columns: ["outcome_id", "position", "bundle", "path", "before_hash", "after_hash", "backup"] },
-  { table: "evidence", columns: ["id", "hash", "independence_key", "kind", "source", "ref", "note", "query", "origin", "observed_at", "recorded_at", "status"] }
+  { table: "evidence", columns: ["id", "hash", "independence_key", "kind", "source", "ref", "note", "query", "origin", "observed_at", "recorded_at", "status", "data"] }
 ]
 
 /** Rows read and written per statement: bounded memory for a large usage log. */
