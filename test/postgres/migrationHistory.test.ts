@@ -8,7 +8,7 @@ import { INDEX_MIGRATIONS_TABLE, indexMigrationsPg } from "../../src/layers/post
 import { migrateHistory } from "../../src/layers/postgres/migrationHistory.js"
 import { pgStateMigrations, STATE_MIGRATIONS_TABLE } from "../../src/layers/postgres/migrations.js"
 import { openPgState } from "../../src/layers/postgres/PgStateDb.js"
-import { freshSchema, SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { freshSchema, postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * The one migration-history check of the team database (migrationHistory.ts),
@@ -20,9 +20,7 @@ const pool = (schema: string) => connectPg(Redacted.make(TEST_DATABASE_URL!), { 
 
 const history = (table: string, migrations: typeof pgStateMigrations) => ({ table, migrations, lock: `test/${table}`, label: "the test database", hint: "upgrade" })
 
-if (TEST_DATABASE_URL === undefined) {
-  it.skip(SKIPPED_NAME, () => {})
-} else {
+postgresSuites("the team database's migration histories", () => {
   describe("the team database's migration histories", () => {
     it.scopedLive("servers starting together migrate both histories once; a second run changes nothing", () =>
       Effect.gen(function* () {
@@ -59,4 +57,4 @@ if (TEST_DATABASE_URL === undefined) {
         expect(Exit.isFailure(index) && index.cause._tag === "Fail" && (index.cause.error as DatabaseTooNew).unknown).toEqual(["9999_from_the_future"])
       }))
   })
-}
+})

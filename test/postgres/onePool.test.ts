@@ -10,7 +10,7 @@ import { EvidenceStore } from "../../src/services/EvidenceStore.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { StateStore } from "../../src/services/StateStore.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * One process, one pool per database (decision 0042): in team mode the state
@@ -19,9 +19,7 @@ import { SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
  * Counted from the server's side: the backends connected under this suite's
  * application_name.
  */
-if (TEST_DATABASE_URL === undefined) {
-  it.skip(SKIPPED_NAME, () => {})
-} else {
+postgresSuites("one connection pool per process in team mode", () => {
   describe("one connection pool per process in team mode", () => {
     const schema = `akm_t_pool_${process.pid}_${Date.now()}`
     const application = `akm_pool_${process.pid}`
@@ -74,4 +72,4 @@ if (TEST_DATABASE_URL === undefined) {
       expect(await backends()).toBe(0)
     })
   })
-}
+})

@@ -4,16 +4,14 @@ import { join } from "node:path"
 import { Effect, Redacted } from "effect"
 import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { SKIPPED_NAME, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * Servers that configure different bundles over one shared index (decision
  * 0042): an index run on one server leaves the other's bundles alone unless
  * told (`akm index --prune`), and `akm health` reports the difference.
  */
-if (TEST_DATABASE_URL === undefined) {
-  it.skip(SKIPPED_NAME, () => {})
-} else {
+postgresSuites("team mode: bundles one server does not configure", () => {
   describe("team mode: bundles one server does not configure", () => {
     const schema = `akm_t_bundles_${process.pid}_${Date.now()}`
     const admin = (statement: string) =>
@@ -101,4 +99,4 @@ if (TEST_DATABASE_URL === undefined) {
       expect(await refs(b, "pelican deploys")).toContain("a-notes//knowledge/pelican")
     }, 240_000)
   })
-}
+})
