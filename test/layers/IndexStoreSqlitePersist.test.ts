@@ -89,6 +89,32 @@ describe("IndexStoreSqlite streamed persist", () => {
       expect((yield* store.manifest("kb"))?.indexedAt).toBe("2025-01-01T00:00:00.000Z")
     }))
 
+  it.scoped("full-text rows past the staging threshold reach both tables; a rolled-back session leaves none staged for the next", () =>
+    Effect.gen(function* () {
+      // persist.ts stages full-text rows in a temporary table and moves them into FTS5 1,024 at a time.
+      const dir = yield* tempDir("index-stage")
+      const file = path.join(dir, "index.db")
+      const store = yield* makeIndexStore(file)
+      const docs = manyDocs("kb", 2_500)
+      const exit = yield* Effect.exit(store.persistStreamed("kb", (sink) =>
+        Effect.gen(function* () {
+          yield* sink.write(docs.slice(0, 1_500).map((doc) => ({ ...doc, content: "abandonedword" })))
+          return yield* Effect.fail("boom")
+        })))
+      expect(exit._tag).toBe("Failure")
+      yield* store.persistStreamed("kb", (sink) =>
+        Effect.gen(function* () {
+          for (let i = 0; i < docs.length; i += 100) yield* sink.write(docs.slice(i, i + 100))
+          return { _tag: "Commit" as const, value: undefined }
+        }))
+      const count = (sql: string) => query<{ n: number }>(file, sql)[0]!.n
+      expect(count("SELECT count(*) AS n FROM documents_trigram")).toBe(2_500)
+      expect(count("SELECT count(*) AS n FROM documents_trigram t JOIN documents d ON d.id = t.rowid")).toBe(2_500)
+      expect(count("SELECT doc AS n FROM documents_vocab WHERE term = 'bodi'")).toBe(2_500)
+      expect(query(file, "SELECT term FROM documents_vocab WHERE term LIKE 'abandon%'")).toEqual([])
+      expect(count("SELECT count(*) AS n FROM documents_trigram WHERE documents_trigram MATCH 'of note 2499'")).toBe(1)
+    }))
+
   it.scoped("a later manifest replaces the earlier one exactly, though only the rows that differ are written", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir("index-manifest")

@@ -95,8 +95,7 @@ export const insertRows = <A extends object = never>(db: SqlDriver, table: strin
 /** The full-text, JSON, link and outline rows of documents stored under the given ids. */
 const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, number>) => {
   const json: Array<ReadonlyArray<Value>> = []
-  const words: Array<ReadonlyArray<Value>> = []
-  const trigram: Array<ReadonlyArray<Value>> = []
+  const fullText: Array<ReadonlyArray<Value>> = []
   const links: Array<ReadonlyArray<Value>> = []
   const outline: Array<ReadonlyArray<Value>> = []
   for (const write of writes) {
@@ -104,42 +103,66 @@ const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, numbe
     const id = ids.get(doc.ref)!
     json.push([id, write.json, write.inputs])
     const rows = fullTextRows(id, doc)
-    words.push([rows.words.rowid, rows.words.name, rows.words.description, rows.words.tags, rows.words.hints, rows.words.content])
-    trigram.push([rows.trigram.rowid, rows.trigram.name, rows.trigram.description, rows.trigram.tags, rows.trigram.content])
+    const w = rows.words
+    const t = rows.trigram
+    fullText.push([id, w.name, w.description, w.tags, w.hints, w.content, t.name, t.description, t.tags, t.content])
     for (const target of new Set(doc.links ?? [])) links.push([id, target])
     doc.outline?.forEach((h, position) => outline.push([id, position, h.depth, h.text, h.slug]))
   }
-  return { json, words, trigram, links, outline }
+  return { json, fullText, links, outline }
 }
 
 /**
- * Full-text rows wait until this many are pending: FTS5 writes its pending
- * terms out as a new segment at every statement that inserts several rows, so
- * many small statements cost far more than a few large ones (measured: 16-row
- * statements +30% over 256-row ones for the words table). Rows that wait
- * outlive a young-generation collection and are promoted, though: at 20,000
- * items 64 pending rows peaked at 302 MB, 32 at 265 MB, at the same speed
- * (docs/decisions/0006-parallel-scan.md).
+ * Full-text rows wait in a temporary table and reach FTS5 this many at a time,
+ * each table in one INSERT … SELECT. FTS5 writes its pending terms out as a
+ * new segment whenever a statement transaction opens — at every multi-row
+ * INSERT into any table, once FTS5 is part of the transaction — so rows
+ * inserted a few at a time between the documents' own statements made a
+ * segment of a few rows each, and most of the build's SQLite time went to
+ * merging them (docs/decisions/0050-index-build-pipeline.md). Waiting in
+ * SQLite, not in JavaScript, keeps them out of the heap (spec 10 §2 memory
+ * bound, docs/decisions/0006-parallel-scan.md); the temporary table lives in
+ * a temporary file behind the page cache.
  */
-const FULL_TEXT_ROWS = 32
+const FULL_TEXT_ROWS = 1024
 
-const WORD_COLUMNS = ["rowid", "name", "description", "tags", "hints", "content"]
-const TRIGRAM_COLUMNS = ["rowid", "name", "description", "tags", "content"]
+const STAGE = "temp.akm_full_text"
+const STAGE_COLUMNS = ["id", "w_name", "w_description", "w_tags", "w_hints", "w_content", "t_name", "t_description", "t_tags", "t_content"]
+const CREATE_STAGE = `CREATE TEMP TABLE IF NOT EXISTS akm_full_text (id INTEGER PRIMARY KEY, w_name, w_description, w_tags, w_hints, w_content,
+  t_name, t_description, t_tags, t_content)`
+const FLUSH_WORDS = `INSERT INTO documents_fts (rowid, name, description, tags, hints, content)
+  SELECT id, w_name, w_description, w_tags, w_hints, w_content FROM ${STAGE} ORDER BY id`
+const FLUSH_TRIGRAM = `INSERT INTO documents_trigram (rowid, name, description, tags, content)
+  SELECT id, t_name, t_description, t_tags, t_content FROM ${STAGE} ORDER BY id`
 
-/** Full-text rows of written documents not inserted yet. */
+/** Full-text rows of written documents that wait in the temporary table. */
 interface PendingFullText {
-  words: Array<ReadonlyArray<Value>>
-  trigram: Array<ReadonlyArray<Value>>
+  staged: number
+  created: boolean
 }
 
-/** Inserts pending full-text rows: only whole FULL_TEXT_ROWS statements, or everything when `all`. */
+/** Moves the waiting full-text rows into FTS5 once FULL_TEXT_ROWS wait, or whatever waits when `all`. */
 const flushFullText = (db: SqlDriver, pending: PendingFullText, all: boolean) =>
   Effect.suspend(() => {
-    const take = all ? pending.words.length : pending.words.length - (pending.words.length % FULL_TEXT_ROWS)
-    if (take === 0) return Effect.void
-    const words = pending.words.splice(0, take)
-    const trigram = pending.trigram.splice(0, take)
-    return Effect.zipRight(insertRows(db, "documents_fts", WORD_COLUMNS, words), insertRows(db, "documents_trigram", TRIGRAM_COLUMNS, trigram))
+    if (pending.staged === 0 || (!all && pending.staged < FULL_TEXT_ROWS)) return Effect.void
+    pending.staged = 0
+    return Effect.all([
+      db.run({ text: FLUSH_WORDS, params: [] }),
+      db.run({ text: FLUSH_TRIGRAM, params: [] }),
+      db.run({ text: `DELETE FROM ${STAGE}`, params: [] })
+    ], { discard: true })
+  })
+
+/** Adds full-text rows to the temporary table (made on first use in this connection). */
+const stageFullText = (db: SqlDriver, pending: PendingFullText, rows: ReadonlyArray<ReadonlyArray<Value>>) =>
+  Effect.suspend(() => {
+    if (rows.length === 0) return Effect.void
+    pending.staged += rows.length
+    const insert = insertRows(db, STAGE, STAGE_COLUMNS, rows)
+    if (pending.created) return insert
+    pending.created = true
+    // Rows left by a session that never finished are not this session's.
+    return Effect.all([db.run({ text: CREATE_STAGE, params: [] }), db.run({ text: `DELETE FROM ${STAGE}`, params: [] }), insert], { discard: true })
   })
 
 /**
@@ -161,12 +184,11 @@ const writeDocuments = (db: SqlDriver, writes: ReadonlyArray<Write>, pending: Pe
     ),
     (inserted) => {
       const rows = searchRows(writes, new Map(inserted.map((row) => [row.ref, row.id] as const)))
-      for (const row of rows.words) pending.words.push(row)
-      for (const row of rows.trigram) pending.trigram.push(row)
       return Effect.all([
         insertRows(db, "document_json", ["id", "doc", "inputs"], rows.json, "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc, inputs = excluded.inputs"),
         insertRows(db, "links", ["document_id", "target"], rows.links),
         insertRows(db, "outline", ["document_id", "position", "depth", "text", "slug"], rows.outline),
+        stageFullText(db, pending, rows.fullText),
         flushFullText(db, pending, false)
       ], { discard: true })
     }
@@ -186,7 +208,7 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
     const byRef = new Map(existing.map((row) => [row.ref, row]))
     const seen = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
-    const pending: PendingFullText = { words: [], trigram: [] }
+    const pending: PendingFullText = { staged: 0, created: false }
     /** Compares one chunk with the rows and writes what changed (JSON and digests are made here, just before their write). */
     const writeChunk = (docs: ReadonlyArray<IndexDocument>, inputs: ReadonlyArray<ItemInputs> | undefined) =>
       Effect.suspend(() => {
