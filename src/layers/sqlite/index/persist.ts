@@ -118,11 +118,11 @@ const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, numbe
  * new segment whenever a statement transaction opens — at every multi-row
  * INSERT into any table, once FTS5 is part of the transaction — so rows
  * inserted a few at a time between the documents' own statements made a
- * segment of a few rows each, and most of the build's SQLite time went to
- * merging them (docs/decisions/0050-index-build-pipeline.md). Waiting in
- * SQLite, not in JavaScript, keeps them out of the heap (spec 10 §2 memory
- * bound, docs/decisions/0006-parallel-scan.md); the temporary table lives in
- * a temporary file behind the page cache.
+ * segment of a few rows each, and much of the build's SQLite time went to
+ * writing and merging them (docs/decisions/0050-index-build-speed.md).
+ * Waiting in SQLite, not in JavaScript, keeps them out of V8's heap (spec 10
+ * §2 memory bound, docs/decisions/0006-parallel-scan.md): at most
+ * FULL_TEXT_ROWS rows, a few MB in index.db's in-memory temp store.
  */
 const FULL_TEXT_ROWS = 1024
 
