@@ -91,7 +91,7 @@ describe("IndexStoreSqlite streamed persist", () => {
 
   it.scoped("full-text rows past the staging threshold reach both tables; a rolled-back session leaves none staged for the next", () =>
     Effect.gen(function* () {
-      // persist.ts stages full-text rows in a temporary table and moves them into FTS5 1,024 at a time.
+      // persist.ts stages full-text rows in a temporary table and moves them into FTS5 512 at a time.
       const dir = yield* tempDir("index-stage")
       const file = path.join(dir, "index.db")
       const store = yield* makeIndexStore(file)

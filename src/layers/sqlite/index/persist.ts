@@ -124,7 +124,7 @@ const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, numbe
  * §2 memory bound, docs/decisions/0006-parallel-scan.md): at most
  * FULL_TEXT_ROWS rows, a few MB in index.db's in-memory temp store.
  */
-const FULL_TEXT_ROWS = 1024
+const FULL_TEXT_ROWS = 512
 
 const STAGE = "temp.akm_full_text"
 const STAGE_COLUMNS = ["id", "w_name", "w_description", "w_tags", "w_hints", "w_content", "t_name", "t_description", "t_tags", "t_content"]
