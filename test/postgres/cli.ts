@@ -94,6 +94,7 @@ export const cliSuite = () =>
           expect((await c.run(["evidence", "add", "--kind", "negative-feedback", "--ref", ref, "--note", "step 2 is outdated"])).code).toBe(0)
           expect((await c.run(["evidence", "add", "--kind", "negative-feedback", "--ref", ref, "--note", "step 3 is outdated too"])).code).toBe(0)
           const before = (await c.run(["proposal", "list", "--format", "json"])).json()
+          const evidenceBefore = (await c.run(["evidence", "list", "--format", "json"])).json()
 
           const to = new URL(TEST_DATABASE_URL!)
           to.searchParams.set("options", `-c search_path=${target}`)
@@ -110,6 +111,10 @@ export const cliSuite = () =>
           // Now served from PostgreSQL: the same proposals, and the learned utility carried over.
           const after = (await c.run(["proposal", "list", "--format", "json"], { env: migrateEnv })).json()
           expect(after).toEqual(before)
+          // Evidence too, rows and order (EvidenceStorePg lists it from the team database).
+          const evidenceAfter = (await c.run(["evidence", "list", "--format", "json"], { env: migrateEnv })).json()
+          expect(evidenceAfter.rows.length).toBeGreaterThanOrEqual(2)
+          expect(evidenceAfter).toEqual(evidenceBefore)
           const again = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
           expect(again.code).toBe(1)
           expect(again.error().error).toMatchObject({ code: "conflict" })
