@@ -60,7 +60,7 @@ postgresSuites("PostgreSQL index: pg_trgm outside the search_path, or not instal
       const fragment = await ws.run(["search", "illin", "--format", "json"], { env })
       expect(fragment.code, fragment.stderr).toBe(0)
       expect(fragment.json().hits.map((h: { ref: string }) => h.ref)).toContain("kb//knowledge/billing")
-      const [definition] = await adminStatement("SELECT indexdef FROM pg_indexes WHERE indexname = 'idx_documents_substrings'", db.url) as ReadonlyArray<{ indexdef: string }>
+      const [definition] = await adminStatement<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE indexname = 'idx_documents_substrings'", db.url)
       expect(definition!.indexdef).toMatch(/ON team\.idx_documents USING gin \(s_all ext_home\.gin_trgm_ops\)/)
       const extensions = await adminStatement("SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'pg_trgm'", db.url)
       expect(extensions).toEqual([{ schema: "ext_home" }])

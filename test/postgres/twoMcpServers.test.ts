@@ -3,11 +3,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { spawn, type ChildProcess } from "node:child_process"
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeWorkspace, repoRoot, type Workspace } from "../support/cli.js"
-import { postgresSuites } from "./pgTestDb.js"
+import { adminStatement, postgresSuites } from "./pgTestDb.js"
 
 /**
  * Issue 27 item 4: two real `akm mcp --http` servers — separate $CONFIG,
@@ -95,8 +93,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 postgresSuites("two akm mcp --http servers on one PostgreSQL database", (databaseUrl) => {
   describe("two akm mcp --http servers on one PostgreSQL database (issue 27 item 4)", () => {
     const schema = `akm_t_mcp_${process.pid}_${Date.now()}`
-    const admin = <A extends object>(statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(databaseUrl), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
+    const admin = <A extends object>(statement: string) => adminStatement<A>(statement, databaseUrl)
     const url = new URL(databaseUrl)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
