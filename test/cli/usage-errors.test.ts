@@ -78,6 +78,8 @@ describe("argv check (in process)", () => {
     expect(usageMessage("'abc' is not a integer")).toBe("'abc' is not an integer")
     expect(usageMessage("Expected to find option: '--to'")).toBe("missing required option --to")
     expect(usageMessage("Received unknown argument: 'y'")).toBe("unexpected argument 'y'")
+    // `akm evidence add` without --kind and --note: both named, both in English.
+    expect(usageMessage("Expected to find option: '--kind'\nExpected to find option: '--note'")).toBe("missing required option --kind; missing required option --note")
   })
 })
 
