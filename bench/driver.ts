@@ -42,6 +42,7 @@ import { naturalLanguageSet } from "./naturalLanguage.js"
 import { WorkspaceConfig } from "../src/services/WorkspaceConfig.js"
 import { postgresStep } from "./postgres.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
+import { quantile } from "./quantile.js"
 
 /** The CLI's projector worker (npm run bench builds dist/ first): the index is measured as `akm index` runs it. */
 const projectorWorker = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "projector-worker.cjs")
@@ -54,14 +55,6 @@ const ms = (start: number): number => Math.round((performance.now() - start) * 1
 
 /** Peak resident set size of this process so far, in MB. */
 const peakRssMb = (): number => Math.round((process.resourceUsage().maxRSS / 1024) * 10) / 10
-
-const quantile = (samples: ReadonlyArray<number>, p: number): number => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const at = (sorted.length - 1) * p
-  const lo = Math.floor(at)
-  const hi = Math.ceil(at)
-  return Math.round((sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo)) * 1000) / 1000
-}
 
 /** Walks and projects a bundle as an index run does, handing each batch of documents to nothing. */
 const scanOnly = (name: string) =>

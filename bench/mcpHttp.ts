@@ -4,6 +4,7 @@ import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { quantile } from "./quantile.js"
 
 /**
  * The MCP-over-HTTP half of the `postgres` bench step (issue 27 item 5): a
@@ -23,14 +24,6 @@ export interface McpHttpTiming {
   readonly p95Ms: number
   /** The server child's user + system CPU per call over the timed calls (Linux /proc), or null: load does not inflate it. */
   readonly serverCpuMsPerCall: number | null
-}
-
-const quantile = (samples: ReadonlyArray<number>, p: number): number => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const at = (sorted.length - 1) * p
-  const lo = Math.floor(at)
-  const hi = Math.ceil(at)
-  return Math.round((sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo)) * 1000) / 1000
 }
 
 /** A child's user + system CPU in ms from /proc/<pid>/stat (clock ticks of 10 ms on Linux), or null elsewhere. */

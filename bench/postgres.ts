@@ -10,20 +10,13 @@ import { indexBundles } from "../src/programs/indexBundles.js"
 import { search } from "../src/programs/search.js"
 import { benchQueries, generateCorpus } from "./corpus.js"
 import { mcpHttpSearch } from "./mcpHttp.js"
+import { quantile } from "./quantile.js"
 
 /**
  * The `postgres` bench step (issue 27 item 5): one generated corpus indexed
  * and searched in-process on index.db and on IndexStorePg (a database of its
  * own beside the one the URL names, dropped afterwards), side by side.
  */
-
-const quantile = (samples: ReadonlyArray<number>, p: number): number => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const at = (sorted.length - 1) * p
-  const lo = Math.floor(at)
-  const hi = Math.ceil(at)
-  return Math.round((sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo)) * 1000) / 1000
-}
 
 const admin = (url: string, statement: string) =>
   Effect.runPromise(Effect.scoped(Effect.flatMap(Layer.build(PgClient.layer({ url: Redacted.make(url) })), (ctx) => Context.get(ctx, PgClient.PgClient).unsafe(statement))))

@@ -117,7 +117,9 @@ export const checkArgv = (root: CommandNode, argv: ReadonlyArray<string>): ArgvC
       continue
     }
     const value = word.includes("=") ? word.slice(word.indexOf("=") + 1) : argv[++i]
-    if (value === undefined) return usage(`${option.name} needs a value${option.placeholder === "" ? "" : ` (${option.placeholder})`}`, `run \`${commandName(node)} --help\``)
+    // `--bundle --full`: the next word is this command's own option, not a value someone meant to give.
+    const missing = value === undefined || (!word.includes("=") && value.startsWith("--") && byName.has(value.split("=")[0]!))
+    if (missing) return usage(`${option.name} needs a value${option.placeholder === "" ? "" : ` (${option.placeholder})`}`, `run \`${commandName(node)} --help\``)
     const invalid = checkValue(option, value)
     if (invalid !== undefined) return usage(invalid, `run \`${commandName(node)} --help\``)
   }

@@ -126,18 +126,21 @@ const validationMessage = (error: ValidationError.ValidationError): string => {
  * users only for what argvCheck.ts leaves to it (a missing argument or
  * required option, an extra argument).
  */
-export const usageMessage = (detail: string): string => {
-  const text = detail
+export const usageMessage = (detail: string): string =>
+  detail
     .split("\n")
     .map((line) => line.trim())
     .filter((line) => line !== "")
+    // Each line is one complaint (two missing options are two lines), worded on its own.
+    .map((line) => {
+      const text = line
+        .replace(/^Expected to find option: '([^']+)'/, "missing required option $1")
+        .replace(/^Missing argument </, "missing argument <")
+        .replace(/^Received unknown argument: '([^']*)'/, "unexpected argument '$1'")
+        .replace(/is not a integer/g, "is not an integer")
+      return text.charAt(0).toLowerCase() + text.slice(1)
+    })
     .join("; ")
-    .replace(/^Expected to find option: '([^']+)'/, "missing required option $1")
-    .replace(/^Missing argument </, "missing argument <")
-    .replace(/^Received unknown argument: '([^']*)'/, "unexpected argument '$1'")
-    .replace(/is not a integer/g, "is not an integer")
-  return text.charAt(0).toLowerCase() + text.slice(1)
-}
 
 /** Maps how the run ended to its report: failures, defects (70) and interruption (130). */
 export const reportCause = (cause: Cause.Cause<unknown>): ErrorReport => {

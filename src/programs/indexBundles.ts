@@ -287,10 +287,11 @@ const indexRun = Effect.fn("index")(function* (input: RunMode) {
   const store = yield* IndexStore
   const config = yield* workspace.read
   const configured = Object.keys(config.bundles)
-  if (input.bundle !== undefined && !configured.includes(input.bundle)) return yield* bundleNotFound(input.bundle, configured)
+  // The flags first: --prune with any --bundle is a usage error (2), whether or not that bundle exists.
   if (input.bundle !== undefined && input.prune === true) {
     return yield* new UsageError({ message: "--prune applies to a run over every bundle, not to one --bundle", hint: "run `akm index --prune` without --bundle" })
   }
+  if (input.bundle !== undefined && !configured.includes(input.bundle)) return yield* bundleNotFound(input.bundle, configured)
   const dryRun = input.dryRun === true
   // One index shared by several servers (decision 0042): a bundle only another server configures is not an orphan.
   const shared = config.storage?.kind === "postgres"

@@ -63,6 +63,13 @@ describe("argv check (in process)", () => {
     expect(r._tag === "Usage" && r.hint).not.toContain("feedback")
   })
 
+  it("an option followed by another of the command's options has no value (not the option's name taken as one)", () => {
+    expect(checkArgv(tree, ["index", "--bundle", "--format", "text"])).toMatchObject({ _tag: "Usage", message: "--bundle needs a value (<bundle>)" })
+    expect(checkArgv(tree, ["index", "--bundle", "--full"])).toMatchObject({ _tag: "Usage", message: "--bundle needs a value (<bundle>)" })
+    // A value that merely starts with dashes is still a value.
+    expect(checkArgv(tree, ["evidence", "add", "--kind", "session", "--note", "--not-an-option"])).toMatchObject({ _tag: "Ok" })
+  })
+
   it("a mistyped command gets a did-you-mean", () => {
     expect(checkArgv(tree, ["serch", "x"])).toMatchObject({ _tag: "Usage", message: "unknown command 'serch'; did you mean 'search'?" })
     expect(closest("frobnicate", ["init", "info", "search"])).toEqual([])
@@ -78,6 +85,8 @@ describe("argv check (in process)", () => {
     expect(usageMessage("'abc' is not a integer")).toBe("'abc' is not an integer")
     expect(usageMessage("Expected to find option: '--to'")).toBe("missing required option --to")
     expect(usageMessage("Received unknown argument: 'y'")).toBe("unexpected argument 'y'")
+    // `akm evidence add` without --kind and --note: both named, both in English.
+    expect(usageMessage("Expected to find option: '--kind'\nExpected to find option: '--note'")).toBe("missing required option --kind; missing required option --note")
   })
 })
 

@@ -3,12 +3,11 @@ import { join } from "node:path"
 import { Deferred, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WorkspaceUnavailable } from "../../src/domain/Errors.js"
-import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeBundleWriteLockPg } from "../../src/layers/postgres/BundleWriteLockPg.js"
 import { PgStateDb, pgStateDbAt } from "../../src/layers/postgres/PgStateDb.js"
 import type { BundleWriteLock } from "../../src/services/BundleWriteLock.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { postgresSuites } from "./pgTestDb.js"
+import { adminStatement, postgresSuites } from "./pgTestDb.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -21,8 +20,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 postgresSuites("the bundle write lock on PostgreSQL", (databaseUrl) => {
   describe("the bundle write lock on PostgreSQL", () => {
     const schema = `akm_t_lock_${process.pid}_${Date.now()}`
-    const admin = (statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(databaseUrl), { maxConnections: 1 }), (sql) => sql.unsafe(statement))))
+    const admin = (statement: string) => adminStatement(statement, databaseUrl)
     const url = new URL(databaseUrl)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { existsSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Redacted } from "effect"
-import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { TEST_DATABASE_URL } from "./pgTestDb.js"
+import { adminStatement, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * Two akm "servers" — two workspaces with their own $DATA and $CACHE — on one
@@ -13,8 +11,6 @@ import { TEST_DATABASE_URL } from "./pgTestDb.js"
 export const cliSuite = () =>
   describe("akm CLI with storage.kind postgres: two servers on one database", () => {
     const schema = `akm_t_cli_${process.pid}_${Date.now()}`
-    const admin = (statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe(statement))))
     const url = new URL(TEST_DATABASE_URL!)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
@@ -22,7 +18,7 @@ export const cliSuite = () =>
     let b: Workspace
 
     beforeAll(async () => {
-      await admin(`CREATE SCHEMA ${schema}`)
+      await adminStatement(`CREATE SCHEMA ${schema}`)
       a = makeWorkspace()
       b = makeWorkspace()
       for (const ws of [a, b]) {
@@ -33,7 +29,7 @@ export const cliSuite = () =>
     afterAll(async () => {
       a?.cleanup()
       b?.cleanup()
-      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await adminStatement(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     })
 
     it("info and health name the backend, the server and its version, never the URL's credentials", async () => {
@@ -80,7 +76,7 @@ export const cliSuite = () =>
 
     it("storage migrate copies a SQLite workspace's state into an empty database, counts verified, and refuses a second run", async () => {
       const target = `${schema}_mig`
-      await admin(`CREATE SCHEMA ${target}`)
+      await adminStatement(`CREATE SCHEMA ${target}`)
       try {
         const c = makeWorkspace()
         try {
@@ -94,6 +90,7 @@ export const cliSuite = () =>
           expect((await c.run(["evidence", "add", "--kind", "negative-feedback", "--ref", ref, "--note", "step 2 is outdated"])).code).toBe(0)
           expect((await c.run(["evidence", "add", "--kind", "negative-feedback", "--ref", ref, "--note", "step 3 is outdated too"])).code).toBe(0)
           const before = (await c.run(["proposal", "list", "--format", "json"])).json()
+          const evidenceBefore = (await c.run(["evidence", "list", "--format", "json"])).json()
 
           const to = new URL(TEST_DATABASE_URL!)
           to.searchParams.set("options", `-c search_path=${target}`)
@@ -110,6 +107,10 @@ export const cliSuite = () =>
           // Now served from PostgreSQL: the same proposals, and the learned utility carried over.
           const after = (await c.run(["proposal", "list", "--format", "json"], { env: migrateEnv })).json()
           expect(after).toEqual(before)
+          // Evidence too, rows and order (EvidenceStorePg lists it from the team database).
+          const evidenceAfter = (await c.run(["evidence", "list", "--format", "json"], { env: migrateEnv })).json()
+          expect(evidenceAfter.rows.length).toBeGreaterThanOrEqual(2)
+          expect(evidenceAfter).toEqual(evidenceBefore)
           const again = await c.run(["storage", "migrate", "--format", "json"], { env: migrateEnv })
           expect(again.code).toBe(1)
           expect(again.error().error).toMatchObject({ code: "conflict" })
@@ -118,7 +119,7 @@ export const cliSuite = () =>
           c.cleanup()
         }
       } finally {
-        await admin(`DROP SCHEMA IF EXISTS ${target} CASCADE`)
+        await adminStatement(`DROP SCHEMA IF EXISTS ${target} CASCADE`)
       }
     })
   })

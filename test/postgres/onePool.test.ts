@@ -1,16 +1,15 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, ManagedRuntime, Redacted } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { trustedText } from "../../src/domain/Redaction.js"
 import { makeAkmLive } from "../../src/layers/AkmLive.js"
-import { connectPg } from "../../src/layers/postgres/client.js"
 import { BundleWriteLock } from "../../src/services/BundleWriteLock.js"
 import { EvidenceStore } from "../../src/services/EvidenceStore.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { StateStore } from "../../src/services/StateStore.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { adminStatement, postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * One process, one pool per database (decision 0042): in team mode the state
@@ -23,13 +22,11 @@ postgresSuites("one connection pool per process in team mode", () => {
   describe("one connection pool per process in team mode", () => {
     const schema = `akm_t_pool_${process.pid}_${Date.now()}`
     const application = `akm_pool_${process.pid}`
-    const admin = <A extends object>(statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
     const variable = `AKM_T_POOL_URL_${process.pid}`
     let workspace: Workspace
 
     beforeAll(async () => {
-      await admin(`CREATE SCHEMA ${schema}`)
+      await adminStatement(`CREATE SCHEMA ${schema}`)
       const url = new URL(TEST_DATABASE_URL!)
       url.searchParams.set("options", `-c search_path=${schema}`)
       url.searchParams.set("application_name", application)
@@ -41,11 +38,11 @@ postgresSuites("one connection pool per process in team mode", () => {
     afterAll(async () => {
       delete process.env[variable]
       workspace?.cleanup()
-      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await adminStatement(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     })
 
     const backends = async () =>
-      Number((await admin<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = '${application}'`))[0]!.n)
+      Number((await adminStatement<{ n: string }>(`SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = '${application}'`))[0]!.n)
 
     it("state, index and the bundle write lock share one pool: used one after another, they hold one backend", async () => {
       const runtime = ManagedRuntime.make(makeAkmLive({ configDir: workspace.configDir, dataDir: workspace.dataDir, cacheDir: workspace.cacheDir, quiet: true }))
@@ -65,7 +62,7 @@ postgresSuites("one connection pool per process in team mode", () => {
         }))
         // Two pools would each keep an idle backend here (the index's and the state's); one pool reuses its one.
         expect(await backends()).toBe(1)
-        expect(await admin<{ ref: string }>(`SELECT ref FROM ${schema}.evidence`)).toEqual([{ ref: "kb//pool" }])
+        expect(await adminStatement<{ ref: string }>(`SELECT ref FROM ${schema}.evidence`)).toEqual([{ ref: "kb//pool" }])
       } finally {
         await runtime.dispose()
       }

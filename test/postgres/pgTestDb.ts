@@ -38,6 +38,13 @@ export const freshSchema = Effect.acquireRelease(
   (schema) => Effect.scoped(Effect.flatMap(connectPg(testUrl(), { maxConnections: 1 }), (sql) => sql.unsafe(`DROP SCHEMA ${schema} CASCADE`))).pipe(Effect.orDie)
 ).pipe(Effect.orDie)
 
+/**
+ * One statement on the test server's database (or the one `url` names), on a
+ * connection of its own: the schemas, roles and extensions a suite sets up.
+ */
+export const adminStatement = <A extends object = Record<string, unknown>>(statement: string, url: string = TEST_DATABASE_URL!) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(url), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
+
 /** PgStateDb on a fresh schema of the test server. */
 export const PgStateDbTest = Layer.unwrapScoped(Effect.map(freshSchema, (schema) => pgStateDbAt(testUrl(), { schema })))
 

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect, Redacted } from "effect"
-import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeWorkspace, type Workspace } from "../support/cli.js"
-import { postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
+import { adminStatement, postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
 
 /**
  * Servers that configure different bundles over one shared index (decision
@@ -14,8 +12,6 @@ import { postgresSuites, TEST_DATABASE_URL } from "./pgTestDb.js"
 postgresSuites("team mode: bundles one server does not configure", () => {
   describe("team mode: bundles one server does not configure", () => {
     const schema = `akm_t_bundles_${process.pid}_${Date.now()}`
-    const admin = (statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(TEST_DATABASE_URL!), { maxConnections: 1 }), (sql) => sql.unsafe(statement))))
     const url = new URL(TEST_DATABASE_URL!)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
@@ -30,7 +26,7 @@ postgresSuites("team mode: bundles one server does not configure", () => {
     const refs = async (ws: Workspace, query: string) => (await json(ws, ["search", query])).hits.map((h: { ref: string }) => h.ref)
 
     beforeAll(async () => {
-      await admin(`CREATE SCHEMA ${schema}`)
+      await adminStatement(`CREATE SCHEMA ${schema}`)
       a = makeWorkspace()
       b = makeWorkspace()
       const note = (what: string) => `---\ndescription: ${what}\n---\n# ${what}\n\n${what} runbook.\n`
@@ -49,7 +45,7 @@ postgresSuites("team mode: bundles one server does not configure", () => {
     afterAll(async () => {
       a?.cleanup()
       b?.cleanup()
-      await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await adminStatement(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     })
 
     it("an index run on one server leaves the bundles only another server configures, and lists them", async () => {

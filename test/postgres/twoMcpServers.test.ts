@@ -1,13 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { spawn, type ChildProcess } from "node:child_process"
-import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import { mkdirSync, utimesSync, writeFileSync } from "node:fs"
+import { readFile, utimes, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Effect, Redacted } from "effect"
+import { Agent, fetch as undiciFetch } from "undici"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { connectPg } from "../../src/layers/postgres/client.js"
 import { makeWorkspace, repoRoot, type Workspace } from "../support/cli.js"
-import { postgresSuites } from "./pgTestDb.js"
+import { adminStatement, postgresSuites } from "./pgTestDb.js"
 
 /**
  * Issue 27 item 4: two real `akm mcp --http` servers — separate $CONFIG,
@@ -46,6 +46,28 @@ interface Server {
   readonly stderr: () => string
 }
 
+/**
+ * The clients' connections: one per request, never an idle one kept. Node's
+ * server closes a connection idle for 5 s (keepAliveTimeout); a client whose
+ * process was held up past that (a busy machine, a synchronous stretch in this
+ * file) wrote its next call onto the closed connection and got ECONNRESET.
+ * Keep-alive is not what this suite tests, so it takes no part.
+ */
+const noKeepAlive = new Agent({ pipelining: 0 })
+// undici's own fetch takes its Agent; its types differ from the global fetch's only in name.
+const fetchFresh = ((url: string | URL, init?: RequestInit) =>
+  undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: noKeepAlive })) as unknown as typeof fetch
+
+/** An MCP client on a server's URL, with the token, on connections of its own per request (fetchFresh). */
+const connect = async (url: URL): Promise<Client> => {
+  const client = new Client({ name: "akm-two-servers", version: "1.0.0" })
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: fetchFresh, requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }))
+  return client
+}
+
+/** Blocks this process, event loop and all, without spending CPU: what a busy machine may do to it. */
+const holdUp = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
 const startServer = async (workspace: Workspace, env: Record<string, string>): Promise<Server> => {
   const child = spawn(process.execPath, [join(repoRoot, "bin/akm.js"), "mcp", "--http", "--port", "0"], {
     env: { ...workspace.env, ...env, AKM_MCP_TOKEN: TOKEN },
@@ -62,9 +84,7 @@ const startServer = async (workspace: Workspace, env: Record<string, string>): P
     child.once("exit", (code) => reject(new Error(`akm mcp --http exited ${code}: ${stderr}`)))
   })
   expect(url.hostname).toBe("127.0.0.1")
-  const client = new Client({ name: "akm-two-servers", version: "1.0.0" })
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }))
-  return { workspace, child, client, stderr: () => stderr }
+  return { workspace, child, client: await connect(url), stderr: () => stderr }
 }
 
 const call = async (server: Server, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
@@ -93,10 +113,27 @@ const indexRun = (workspace: Workspace, env: Record<string, string>) => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 postgresSuites("two akm mcp --http servers on one PostgreSQL database", (databaseUrl) => {
+  // The cause of this suite's ECONNRESET under load, on a server of its own (state.db): with keep-alive, a call made
+  // after the client was held up past the server's idle timeout went out on the connection the server had closed.
+  it("the suite's client still lands a call after its process was held up past the server's keep-alive timeout", async () => {
+    const workspace = makeWorkspace()
+    expect((await workspace.run(["init"])).code).toBe(0)
+    const server = await startServer(workspace, {})
+    try {
+      const first = await call(server, "search", { query: "anything" })
+      expect(first.total).toBe(0)
+      holdUp(7_000) // Node's keepAliveTimeout is 5 s; the server has closed the idle connection by now
+      expect((await call(server, "search", { query: "anything" })).total).toBe(0)
+    } finally {
+      await server.client.close().catch(() => undefined)
+      server.child.kill("SIGKILL")
+      workspace.cleanup()
+    }
+  }, 60_000)
+
   describe("two akm mcp --http servers on one PostgreSQL database (issue 27 item 4)", () => {
     const schema = `akm_t_mcp_${process.pid}_${Date.now()}`
-    const admin = <A extends object>(statement: string) =>
-      Effect.runPromise(Effect.scoped(Effect.flatMap(connectPg(Redacted.make(databaseUrl), { maxConnections: 1 }), (sql) => sql.unsafe<A>(statement))))
+    const admin = <A extends object>(statement: string) => adminStatement<A>(statement, databaseUrl)
     const url = new URL(databaseUrl)
     url.searchParams.set("options", `-c search_path=${schema}`)
     const env = { AKM_DATABASE_URL: url.toString() }
@@ -151,6 +188,7 @@ postgresSuites("two akm mcp --http servers on one PostgreSQL database", (databas
         server.workspace.cleanup()
       }
       await admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await noKeepAlive.close()
     })
 
     it("both servers answer from the one index", async () => {
@@ -163,10 +201,11 @@ postgresSuites("two akm mcp --http servers on one PostgreSQL database", (databas
 
     it("an index run SIGKILLed mid-run leaves both servers serving the previous complete index, and releases its lock", async () => {
       // Same size, same mtime: the servers' incremental refresh sees nothing to do, a --full run rewrites 1,990 items.
+      // Written without blocking this process: the servers' clients keep answering their sockets meanwhile.
       for (let i = BEFORE; i < AFTER; i++) {
         const file = join(shared, `s${i % 30}`, `note${i}.md`)
-        writeFileSync(file, readFileSync(file, "utf8").replace(OTHER, MARK))
-        utimesSync(file, MTIME, MTIME)
+        await writeFile(file, (await readFile(file, "utf8")).replace(OTHER, MARK))
+        await utimes(file, MTIME, MTIME)
       }
       // The servers' watchers saw the writes: their next read refreshes (nothing changed by stat) — settle that first.
       expect((await search(a, MARK)).total).toBe(BEFORE)

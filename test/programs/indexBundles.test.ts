@@ -205,6 +205,12 @@ describe("indexBundles", () => {
       const exit = yield* Effect.exit(indexBundles({ bundle: "nope" }))
       expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("NotFound")
     }).pipe(Effect.provide(TestLayer)))
+
+  it.effect("--prune with --bundle is a usage error, even for a bundle that does not exist", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(indexBundles({ bundle: "nope", prune: true }))
+      expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("UsageError")
+    }).pipe(Effect.provide(TestLayer)))
 })
 
 describe("rescanReason", () => {

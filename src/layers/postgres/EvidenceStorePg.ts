@@ -1,12 +1,10 @@
 import type * as PgClient from "@effect/sql-pg/PgClient"
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { evidenceHash } from "../../domain/EvidenceIdentity.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
-import { evidenceInsertRow, toEvidence, type EvidenceRow } from "../sqlite/evidence.js"
+import { addEvidence, EVIDENCE_COLUMNS, toEvidence, type EvidenceRow } from "../sqlite/evidence.js"
 import { pgRun } from "./pgRun.js"
 import { PgStateDb } from "./PgStateDb.js"
-
-const COLUMNS = "id, hash, independence_key, kind, source, ref, note, query, origin, observed_at, recorded_at, status, data"
 
 /** Rows of a bundle: the ref starts with `bundle//` (compared as text, no LIKE pattern to escape). */
 const inBundle = (sql: PgClient.PgClient, bundle: string) => sql`left(ref, length(${`${bundle}//`})) = ${`${bundle}//`}`
@@ -20,22 +18,9 @@ const inBundle = (sql: PgClient.PgClient, bundle: string) => sql`left(ref, lengt
  */
 export const makeEvidenceStorePg = (db: PgStateDb["Type"]) => {
   const { read, write } = pgRun(db)
-  const select = (sql: PgClient.PgClient) => sql.literal(`SELECT ${COLUMNS} FROM evidence`)
+  const select = (sql: PgClient.PgClient) => sql.literal(`SELECT ${EVIDENCE_COLUMNS} FROM evidence`)
   return EvidenceStore.of({
-    add: (inputs) =>
-      inputs.length === 0
-        ? Effect.succeed([])
-        : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          write((sql) =>
-            Effect.forEach(inputs, (input) => {
-              const row = evidenceInsertRow(input, now)
-              // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
-              return sql`INSERT INTO evidence ${sql.insert(row)} ON CONFLICT DO NOTHING`.pipe(
-                Effect.zipRight(sql<EvidenceRow>`${select(sql)} WHERE hash = ${row.hash} AND independence_key = ${row.independence_key}`),
-                Effect.map((rows) => toEvidence(rows[0]!))
-              )
-            })
-          )),
+    add: addEvidence(write),
 
     list: ({ ref, kind, status, bundle, source, limit = 1000 }) =>
       read((sql) =>

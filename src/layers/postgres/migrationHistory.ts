@@ -1,7 +1,7 @@
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option } from "effect"
 import { DatabaseTooNew } from "../../domain/Errors.js"
 import { migrationIds } from "../sqlite/migrationIds.js"
 
@@ -24,7 +24,10 @@ export interface PgMigrationHistory {
  * history table (the Migrator's own table check would abort the transaction),
  * and a database recording a migration this akm does not know is refused
  * (`DatabaseTooNew`, R-DB-1) before anything runs. Yields the recorded
- * migrations as `NNNN_name`, after migrating.
+ * migrations as `NNNN_name`, after migrating. A migration's failed statement
+ * is a defect in the Migrator (orDieWith); it comes back here as the
+ * statement's SqlError, named by migration, so callers report it as they do
+ * any database error (a lost connection as unreachable) instead of a crash.
  */
 export const migrateHistory = (history: PgMigrationHistory): Effect.Effect<ReadonlyArray<string>, SqlError | Migrator.MigrationError | DatabaseTooNew, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
@@ -43,5 +46,8 @@ export const migrateHistory = (history: PgMigrationHistory): Effect.Effect<Reado
         yield* Migrator.make({})({ loader: Migrator.fromRecord(history.migrations), table: history.table })
         return named(yield* recorded)
       })
-    )
+    ).pipe(Effect.catchSomeDefect((defect) =>
+      defect instanceof Migrator.MigrationError && defect.cause instanceof SqlError
+        ? Option.some(Effect.fail(new SqlError({ cause: defect.cause.cause, message: `${defect.message}: ${defect.cause.message}` })))
+        : Option.none()))
   })

@@ -1,9 +1,9 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { evidenceHash } from "../../domain/EvidenceIdentity.js"
 import { EvidenceStore } from "../../services/EvidenceStore.js"
-import { evidenceInsertRow, toEvidence, type EvidenceRow } from "./evidence.js"
+import { addEvidence, toEvidence, type EvidenceRow } from "./evidence.js"
 import type { StateStoreError } from "../../services/StateStore.js"
 import { immediateTransaction } from "./Database.js"
 import { sqlFailure } from "./LazyDatabase.js"
@@ -23,20 +23,7 @@ export const evidenceStoreFrom = (stateDb: StateDb["Type"]) =>
       Effect.flatMap(db, (sql) => f(sql).pipe(Effect.mapError(fail)))
 
     return EvidenceStore.of({
-      add: (inputs) =>
-        inputs.length === 0
-          ? Effect.succeed([])
-          : Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            write((sql) =>
-              Effect.forEach(inputs, (input) => {
-                const row = evidenceInsertRow(input, now)
-                // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
-                return sql`INSERT INTO evidence ${sql.insert(row)} ON CONFLICT DO NOTHING`.pipe(
-                  Effect.zipRight(sql<EvidenceRow>`SELECT * FROM evidence WHERE hash = ${row.hash} AND independence_key = ${row.independence_key}`),
-                  Effect.map((rows) => toEvidence(rows[0]!))
-                )
-              })
-            )),
+      add: addEvidence(write),
 
       list: ({ ref, kind, status, bundle, source, limit = 1000 }) =>
         read((sql) =>

@@ -1,5 +1,10 @@
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Clock, Effect } from "effect"
 import type { Evidence, EvidenceInput, EvidenceKind, EvidenceSource } from "../../domain/Evidence.js"
 import { evidenceHash, evidenceId } from "../../domain/EvidenceIdentity.js"
+import type { EvidenceStore } from "../../services/EvidenceStore.js"
+import type { StateStoreError } from "../../services/StateStore.js"
 
 /**
  * The evidence table's row, shared by state.db's layer (EvidenceStoreSqlite)
@@ -60,3 +65,26 @@ export const evidenceInsertRow = (input: EvidenceInput, now: number): EvidenceRo
     status: "open"
   }
 }
+
+/** The evidence table's columns as EvidenceRow reads them (PostgreSQL's table adds `seq`). */
+export const EVIDENCE_COLUMNS = "id, hash, independence_key, kind, source, ref, note, query, origin, observed_at, recorded_at, status, data"
+
+/**
+ * EvidenceStore.add on either database, given how it runs statements in one
+ * transaction: each observation inserted unless its (hash, independence key)
+ * is there already, then the row as stored, whoever stored it first.
+ */
+export const addEvidence = (write: <A>(f: (sql: SqlClient.SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, StateStoreError>): EvidenceStore["Type"]["add"] => (inputs) =>
+  inputs.length === 0
+    ? Effect.succeed([])
+    : Effect.flatMap(Clock.currentTimeMillis, (now) =>
+      write((sql) =>
+        Effect.forEach(inputs, (input) => {
+          const row = evidenceInsertRow(input, now)
+          // The same observation again is the row already there, with its status (a dismissed row stays dismissed).
+          return sql`INSERT INTO evidence ${sql.insert(row)} ON CONFLICT DO NOTHING`.pipe(
+            Effect.zipRight(sql<EvidenceRow>`SELECT ${sql.literal(EVIDENCE_COLUMNS)} FROM evidence WHERE hash = ${row.hash} AND independence_key = ${row.independence_key}`),
+            Effect.map((rows) => toEvidence(rows[0]!))
+          )
+        })
+      ))

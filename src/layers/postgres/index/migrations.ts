@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import { ALL_POSTINGS } from "./postings.js"
 
@@ -8,6 +8,36 @@ export const INDEX_MIGRATIONS_TABLE = "akm_index_migrations"
 
 const exec = (...statements: ReadonlyArray<string>): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(statements, (s) => sql.unsafe(s).raw, { discard: true }))
+
+const quoted = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`
+
+/** The schema pg_trgm is installed in, if it is. */
+const trgmSchema = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(sql<{ schema: string }>`SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`, (rows) => rows[0]?.schema))
+
+/**
+ * pg_trgm's schema, installing the extension where akm's tables go when the
+ * database has none. It may already live in a schema the connection's
+ * search_path leaves out (one database, several akm schemas): its operator
+ * class is then named with that schema, which the planner needs no path for.
+ * A role that may not create it gets an error saying who must.
+ */
+export const ensureTrgm: Effect.Effect<string, SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const installed = yield* trgmSchema
+  if (installed !== undefined) return installed
+  yield* sql.unsafe("CREATE EXTENSION IF NOT EXISTS pg_trgm").raw.pipe(
+    Effect.catchIf((e) => (e.cause as { code?: unknown } | undefined)?.code === "42501", (e) =>
+      Effect.fail(new SqlError({
+        cause: e.cause,
+        message: "the pg_trgm extension is not installed in this database and this role may not install it " +
+          "(ask the database's owner to run `CREATE EXTENSION pg_trgm` in it, in any schema)"
+      })))
+  )
+  const created = yield* trgmSchema
+  if (created === undefined) return yield* new SqlError({ message: "the pg_trgm extension could not be installed" })
+  return created
+})
 
 /**
  * The index on PostgreSQL (decision 0034): the tables of index.db
@@ -18,8 +48,8 @@ const exec = (...statements: ReadonlyArray<string>): Effect.Effect<void, SqlErro
  * may pass 2^31 are double precision: node-postgres reads bigint as a string.
  */
 export const indexMigrationsPg: Record<string, Effect.Effect<void, SqlError, SqlClient.SqlClient>> = {
-  "0001_index": exec(
-    "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+  // Its one edit since release names pg_trgm's operator class by schema (ensureTrgm): where it ran, it made the same index.
+  "0001_index": Effect.flatMap(ensureTrgm, (trgm) => exec(
     // `words_length`: the tokens of an item's words (saturated, as FTS5 counts a row's size) and, per bundle, their
     // sum: bm25's document length and its average without a scan (query.ts).
     // One row per item; an identity id is never reused (stable ids, R-IDX-3). The document's JSON and the
@@ -66,7 +96,7 @@ export const indexMigrationsPg: Record<string, Effect.Effect<void, SqlError, Sql
     "CREATE INDEX idx_documents_superseded_by ON idx_documents (superseded_by) WHERE superseded_by IS NOT NULL",
     "CREATE INDEX idx_documents_project_rules ON idx_documents (bundle, hints) WHERE adapter = 'project' AND type = 'rule'",
     "CREATE INDEX idx_documents_words ON idx_documents USING GIN (words)",
-    "CREATE INDEX idx_documents_substrings ON idx_documents USING GIN (s_all gin_trgm_ops)",
+    `CREATE INDEX idx_documents_substrings ON idx_documents USING GIN (s_all ${quoted(trgm)}.gin_trgm_ops)`,
     `CREATE TABLE idx_bundles (
       name TEXT PRIMARY KEY,
       items INTEGER NOT NULL DEFAULT 0,
@@ -92,7 +122,7 @@ export const indexMigrationsPg: Record<string, Effect.Effect<void, SqlError, Sql
     "CREATE TABLE idx_token_counts (hash TEXT PRIMARY KEY, tokens INTEGER NOT NULL)",
     "CREATE TABLE idx_ranking_features (ref TEXT PRIMARY KEY, utility DOUBLE PRECISION NOT NULL, updated_at TEXT NOT NULL)",
     "CREATE TABLE idx_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-  ),
+  )),
   // Search statistics kept by the index runs (decision 0041): per lexeme and block of item ids, the packed list of
   // (id, weighted frequency, length) bm25 reads; a generation that moves with every change of the documents; and the
   // few items a default search's filters may leave out, found without a scan.

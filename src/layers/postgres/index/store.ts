@@ -20,6 +20,8 @@ const decodeDoc = Schema.decodeUnknownSync(Schema.parseJson(IndexDocument))
 
 /** One index per database: index runs of every akm server on it serialise on this advisory lock (R-IDX-6). */
 const INDEX_LOCK = "hashtext('akm/index')"
+/** What to do when the index's migration failed (rolled back, tried again by the next command). */
+const MIGRATION_FAILED = "do what the message asks, or check the server's log (`akm health` checks the server); the migration was rolled back and runs again on the next command"
 /** Migrations of two servers starting at once serialise on this one. */
 const MIGRATION_LOCK = "akm/index-migrations"
 
@@ -72,12 +74,8 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const label = options.label ?? "postgresql index"
-    const fail = (error: SqlError): WorkspaceUnavailable =>
-      new WorkspaceUnavailable({
-        path: label,
-        reason: `${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`,
-        hint: "check that the PostgreSQL server is reachable (`akm health`); the index is rebuilt by `akm index --full`"
-      })
+    const fail = (error: SqlError, hint = "check that the PostgreSQL server is reachable (`akm health`); the index is rebuilt by `akm index --full`"): WorkspaceUnavailable =>
+      new WorkspaceUnavailable({ path: label, reason: `${error.message}: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`, hint })
     // The same helper as the state stores' history (../migrationHistory.ts): one server at a time, newer databases refused.
     const migrate = migrateHistory({
       table: INDEX_MIGRATIONS_TABLE,
@@ -96,7 +94,7 @@ export const makeIndexStorePg = (options: IndexStorePgOptions = {}) =>
         : once.withPermits(1)(Effect.suspend(() =>
           migrated !== undefined
             ? Effect.succeed(migrated)
-            : Effect.tap(Effect.mapError(migrate, (e) => (e instanceof SqlError ? fail(e) : e)), (names) => {
+            : Effect.tap(Effect.mapError(migrate, (e) => (e instanceof SqlError ? fail(e, MIGRATION_FAILED) : e)), (names) => {
               migrated = names
             }))))
 
