@@ -1,5 +1,6 @@
 import { normalize, foldDiacritics, terms, type QueryGroup } from "./Query.js"
 import { idf, type BeliefClass, type RankingFeatures } from "./Ranking.js"
+import { occursIn, relatedStems } from "./RelatedTerms.js"
 import { isDeprecated, isHistorical } from "./Search.js"
 import { normalizeTag } from "./Tag.js"
 
@@ -97,6 +98,28 @@ const labelIs = (label: ReadonlyArray<string>, group: QueryGroup): boolean => {
   return false
 }
 
+/** The related words of a one-word group (domain/RelatedTerms.ts); none for a phrase. */
+const relatedOf = (group: QueryGroup): ReadonlyArray<ReadonlyArray<string>> => (group.phrase || group.stems.length !== 1 ? [] : relatedStems(group.stems[0]!))
+
+/**
+ * IDF-weighted share of the groups the item lacks (per the index) whose
+ * related words are in its labels (`fields`: stems of name, description,
+ * tags, aliases, hints). 0 for a one-word query: there coverage is relevance.
+ */
+const relatedShare = (groups: ReadonlyArray<QueryGroup>, matched: ReadonlyArray<boolean>, weights: ReadonlyArray<number>, total: number, fields: () => ReadonlyArray<ReadonlyArray<string>>): number => {
+  if (weights.length <= 1 || total <= 0) return 0
+  let found = 0
+  let labels: ReadonlyArray<ReadonlyArray<string>> | undefined
+  for (let i = 0; i < groups.length && i < weights.length; i++) {
+    if (matched[i] === true) continue
+    const related = relatedOf(groups[i]!)
+    if (related.length === 0) continue
+    labels ??= fields()
+    if (labels.some((stems) => occursIn(related, stems))) found += weights[i]!
+  }
+  return found / total
+}
+
 /**
  * The ranking features of one candidate. Runs for every candidate of every
  * search: loops rather than intermediate arrays, same arithmetic in the same order.
@@ -120,8 +143,10 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
     for (const tag of item.tags) labelStems.push(termsOf(normalizeTag(tag)))
     for (const alias of item.aliases) labelStems.push(termsOf(alias))
     const whole = query.allStems
+    const fields = () => [name, termsOf(item.description ?? ""), ...labelStems, ...item.hints.map(termsOf)]
     return {
       ...base,
+      relatedCoverage: relatedShare(query.groups, matched, weights, total, fields),
       exactName: whole.length > 0 && sameSequence(name, whole),
       exactAlias: whole.length > 0 && labelStems.some((l) => sameSequence(l, whole)),
       nameCoverage: shareOf(query.groups, (g) => groupIn(g, name)),

@@ -135,7 +135,21 @@ export const RANKING = {
    */
   feedbackWeight: 0,
   feedbackTerms: 6,
-  feedbackMinGroups: 3
+  feedbackMinGroups: 3,
+
+  /**
+   * Related developer vocabulary (domain/RelatedTerms.ts, decision 0051): a
+   * word of the question the item lacks counts as RELATED_TERM of a covered
+   * word when a related word is in the item's labels (name, description,
+   * tags, aliases, hints). Below 1, so the word asked always beats a word
+   * related to it; it only fills words the item lacks, so an item holding all
+   * of the question's words is never passed by one holding related words.
+   * Motivated by nl/naming-tables ("what should I call a new table" ↔
+   * `knowledge/database-naming`, under the decoy `skills/database-migrations`
+   * that holds "new" and "table"), nl/commit-wording ("word" ↔ "write") and
+   * nl/purge-cdn ("users … css" ↔ "visitors … assets").
+   */
+  relatedTerm: 0.5
 } as const
 
 export type BeliefClass = "current" | "deprecated" | "historical"
@@ -146,6 +160,11 @@ export interface RankingFeatures {
   readonly relevance: number
   /** IDF-weighted share of the query groups the item contains, in [0, 1]. */
   readonly coverage: number
+  /**
+   * IDF-weighted share of the query groups the item lacks but whose related
+   * words (domain/RelatedTerms.ts) are in its labels, in [0, 1 − coverage].
+   */
+  readonly relatedCoverage?: number | undefined
   readonly exactName: boolean
   readonly exactAlias: boolean
   /** Share of query groups whose words all appear in the name, in [0, 1]. */
@@ -180,7 +199,10 @@ export const utilityFactor = (utility: { readonly value: number; readonly ageMs:
 /** One candidate's score from its features, with the signals that applied. */
 export const rank = (f: RankingFeatures): Ranked => {
   const signals: Array<string> = []
-  let raw = RANKING.relevance * clamp01(f.relevance) + RANKING.coverage * clamp01(f.coverage)
+  const related = clamp01(f.relatedCoverage ?? 0)
+  const found = RANKING.relatedTerm * related
+  let raw = RANKING.relevance * clamp01(clamp01(f.relevance) + found) + RANKING.coverage * clamp01(clamp01(f.coverage) + found)
+  if (related > 0) signals.push("related-terms")
   if (f.exactName) {
     raw += RANKING.exactName
     signals.push("exact-name")
