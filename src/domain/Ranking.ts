@@ -202,7 +202,7 @@ export const rank = (f: RankingFeatures): Ranked => {
   const related = clamp01(f.relatedCoverage ?? 0)
   const found = RANKING.relatedTerm * related
   let raw = RANKING.relevance * clamp01(clamp01(f.relevance) + found) + RANKING.coverage * clamp01(clamp01(f.coverage) + found)
-  if (related > 0) signals.push("related-terms")
+  if (found > 0) signals.push("related-terms")
   if (f.exactName) {
     raw += RANKING.exactName
     signals.push("exact-name")
