@@ -170,15 +170,3 @@ export const relatedStems = (stem: string): ReadonlyArray<ReadonlyArray<string>>
   byStem ??= build()
   return byStem.get(stem) ?? []
 }
-
-/** Whether any of `related` occurs in a field's stems (a multi-word term as adjacent stems). */
-export const occursIn = (related: ReadonlyArray<ReadonlyArray<string>>, stems: ReadonlyArray<string>): boolean => {
-  for (const seq of related) {
-    if (seq.length === 1) {
-      if (stems.includes(seq[0]!)) return true
-      continue
-    }
-    for (let i = 0; i + seq.length <= stems.length; i++) if (seq.every((s, j) => stems[i + j] === s)) return true
-  }
-  return false
-}
