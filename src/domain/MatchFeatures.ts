@@ -1,5 +1,6 @@
 import { normalize, foldDiacritics, terms, type QueryGroup } from "./Query.js"
 import { idf, type BeliefClass, type RankingFeatures } from "./Ranking.js"
+import { relatedStems } from "./RelatedTerms.js"
 import { isDeprecated, isHistorical } from "./Search.js"
 import { normalizeTag } from "./Tag.js"
 
@@ -97,6 +98,72 @@ const labelIs = (label: ReadonlyArray<string>, group: QueryGroup): boolean => {
   return false
 }
 
+/** Per group of a query: its related words (domain/RelatedTerms.ts) by their first stem. Built once per query. */
+type RelatedIndex = ReadonlyMap<string, ReadonlyArray<{ readonly group: number; readonly seq: ReadonlyArray<string> }>>
+const relatedIndexes = new WeakMap<ReadonlyArray<QueryGroup>, RelatedIndex>()
+
+const relatedIndexOf = (groups: ReadonlyArray<QueryGroup>): RelatedIndex => {
+  const known = relatedIndexes.get(groups)
+  if (known !== undefined) return known
+  const index = new Map<string, Array<{ readonly group: number; readonly seq: ReadonlyArray<string> }>>()
+  groups.forEach((g, i) => {
+    // A phrase has no related words: only a single word is looked up.
+    if (g.phrase || g.stems.length !== 1) return
+    for (const seq of relatedStems(g.stems[0]!)) {
+      const list = index.get(seq[0]!) ?? []
+      list.push({ group: i, seq })
+      index.set(seq[0]!, list)
+    }
+  })
+  relatedIndexes.set(groups, index)
+  return index
+}
+
+/**
+ * IDF-weighted share of the groups the item lacks (per the index) whose
+ * related words are in its labels (`fields`: stems of name, tags, aliases,
+ * description, hints, asked for one at a time). 0 for a one-word query:
+ * there coverage is relevance. Each field is read once, a lookup per word.
+ */
+const relatedShare = (
+  groups: ReadonlyArray<QueryGroup>,
+  matched: ReadonlyArray<boolean>,
+  weights: ReadonlyArray<number>,
+  total: number,
+  fields: ReadonlyArray<() => ReadonlyArray<string>>
+): number => {
+  if (weights.length <= 1 || total <= 0) return 0
+  const index = relatedIndexOf(groups)
+  if (index.size === 0) return 0
+  let lacking = 0
+  const open: Array<boolean> = []
+  for (let i = 0; i < weights.length; i++) {
+    const wanted = matched[i] !== true
+    open.push(wanted)
+    if (wanted) lacking++
+  }
+  if (lacking === 0) return 0
+  let found = 0
+  for (const field of fields) {
+    const stems = field()
+    for (let j = 0; j < stems.length && lacking > 0; j++) {
+      const entries = index.get(stems[j]!)
+      if (entries === undefined) continue
+      for (const { group, seq } of entries) {
+        if (open[group] !== true) continue
+        let all = true
+        for (let k = 1; k < seq.length && all; k++) all = stems[j + k] === seq[k]
+        if (!all) continue
+        open[group] = false
+        lacking--
+        found += weights[group]!
+      }
+    }
+    if (lacking === 0) break
+  }
+  return found / total
+}
+
 /**
  * The ranking features of one candidate. Runs for every candidate of every
  * search: loops rather than intermediate arrays, same arithmetic in the same order.
@@ -120,8 +187,10 @@ export const measure = (query: RankedQuery, item: MatchableItem, lexical: number
     for (const tag of item.tags) labelStems.push(termsOf(normalizeTag(tag)))
     for (const alias of item.aliases) labelStems.push(termsOf(alias))
     const whole = query.allStems
+    const fields = [() => name, ...labelStems.map((l) => () => l), () => termsOf(item.description ?? ""), ...item.hints.map((h) => () => termsOf(h))]
     return {
       ...base,
+      relatedCoverage: relatedShare(query.groups, matched, weights, total, fields),
       exactName: whole.length > 0 && sameSequence(name, whole),
       exactAlias: whole.length > 0 && labelStems.some((l) => sameSequence(l, whole)),
       nameCoverage: shareOf(query.groups, (g) => groupIn(g, name)),

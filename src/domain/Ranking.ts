@@ -135,7 +135,25 @@ export const RANKING = {
    */
   feedbackWeight: 0,
   feedbackTerms: 6,
-  feedbackMinGroups: 3
+  feedbackMinGroups: 3,
+
+  /**
+   * Related developer vocabulary (domain/RelatedTerms.ts, decision 0051): a
+   * word of the question the item lacks counts as RELATED_TERM of a matched
+   * word, in relevance and coverage alike, when a related word is in the
+   * item's labels (name, description, tags, aliases, hints). Below 1, so the
+   * word asked always beats a word related to it; it only fills words the
+   * item lacks, so it adds nothing to an item holding every word. Motivated
+   * by nl/commit-wording ("word" ↔ "write": `knowledge/commit-messages` under
+   * `commands/open-pr`, whose BM25 for "description" is the best — coverage
+   * alone did not lift it), nl/too-many-requests ("429 too many requests" ↔
+   * `facts/api-rate-limit`), nl/purge-cdn ("users … css" ↔ "visitors …
+   * assets": from outside the top 6 to third) and nl/naming-tables ("call" ↔
+   * "naming": still second, under the decoy `skills/database-migrations`
+   * that holds "new", "tables" and "database"). 0.35 ranks the tuning half
+   * alike; 0.75 lowered curate-golden (0.9984 → 0.9973).
+   */
+  relatedTerm: 0.5
 } as const
 
 export type BeliefClass = "current" | "deprecated" | "historical"
@@ -146,6 +164,11 @@ export interface RankingFeatures {
   readonly relevance: number
   /** IDF-weighted share of the query groups the item contains, in [0, 1]. */
   readonly coverage: number
+  /**
+   * IDF-weighted share of the query groups the item lacks but whose related
+   * words (domain/RelatedTerms.ts) are in its labels, in [0, 1 − coverage].
+   */
+  readonly relatedCoverage?: number | undefined
   readonly exactName: boolean
   readonly exactAlias: boolean
   /** Share of query groups whose words all appear in the name, in [0, 1]. */
@@ -180,7 +203,10 @@ export const utilityFactor = (utility: { readonly value: number; readonly ageMs:
 /** One candidate's score from its features, with the signals that applied. */
 export const rank = (f: RankingFeatures): Ranked => {
   const signals: Array<string> = []
-  let raw = RANKING.relevance * clamp01(f.relevance) + RANKING.coverage * clamp01(f.coverage)
+  const related = clamp01(f.relatedCoverage ?? 0)
+  const found = RANKING.relatedTerm * related
+  let raw = RANKING.relevance * clamp01(clamp01(f.relevance) + found) + RANKING.coverage * clamp01(clamp01(f.coverage) + found)
+  if (found > 0) signals.push("related-terms")
   if (f.exactName) {
     raw += RANKING.exactName
     signals.push("exact-name")
