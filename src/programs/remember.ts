@@ -11,9 +11,11 @@ import { drainIntake, queuedCaptureData } from "./memory/drain.js"
 import { sha256Hex } from "../domain/Proposal.js"
 import { headingSlug } from "../domain/Ref.js"
 import { redactFields } from "../domain/Redaction.js"
-import { BundleFiles, shareWalks } from "../services/BundleFiles.js"
+import { BundleFiles, carryListings } from "../services/BundleFiles.js"
+import { Transaction } from "../services/Transaction.js"
 import { Redactor } from "../services/Redactor.js"
 import { authorRedacted } from "./proposals/authorRedacted.js"
+import { refreshIndex } from "./proposals/accept.js"
 import { authoringConflict, proposeAndApply, writeTarget, type DirectResult } from "./proposals/direct.js"
 import { resolveBundle } from "./scan.js"
 import { shellCommand } from "../domain/ShellQuote.js"
@@ -111,11 +113,14 @@ export const remember = Effect.fn("remember")(function* (input: RememberInput) {
     ...(supersedes.length === 0 ? {} : { supersedes })
   }
   const fields = Object.keys(extra).length === 0 ? undefined : extra
-  // Concurrent remembers can pick the same free name; the engine's create check (beforeHash null) lets one win,
-  // and the others take the next free name (their attempt stays in the history as failed).
+  // Concurrent remembers wait for each other's lease, so each sees the names taken before it. Another tool can
+  // still create the chosen file meanwhile: the engine's create check (beforeHash null) refuses the write, and
+  // remember takes the next free name (the attempt stays in the history as failed).
+  const transaction = yield* Transaction
   for (let attempt = 1; ; attempt++) {
-    // One listing serves choosing the name and evaluating the change; the engine and the index refresh walk afresh.
-    const { changes, made } = yield* shareWalks(Effect.gen(function* () {
+    // The lease is held from the name choice to the commit (decision 0049): one listing, walked under it, serves
+    // choosing the name, evaluating the change and the engine's check; the index refresh follows once it is let go.
+    const { changes, made } = yield* carryListings(Effect.tap(transaction.hold(Effect.gen(function* () {
       const walked = yield* files.walk(info.root, { includeHidden: adapter.includeHidden ?? false })
       const ctx = files.context(info, walked.files)
       const unknown = supersedes.find((ref) => !ref.startsWith(`${bundle}//`) || !ctx.exists(`${ref.slice(bundle.length + 2)}.md`))
@@ -142,7 +147,7 @@ export const remember = Effect.fn("remember")(function* (input: RememberInput) {
         root: info.root
       }))
       return { changes, made }
-    }))
+    })), ({ made }) => (made._tag === "Right" && made.right.status === "accepted" ? refreshIndex([bundle]) : Effect.void)))
     if (made._tag === "Right") return (warning === undefined ? made.right : { ...made.right, warning }) satisfies RememberResult as RememberResult
     const error = made.left
     const taken = error._tag === "StaleBeforeHash" && error.expected === null && changes.some((c) => c.path === error.path && c.beforeHash === null)

@@ -76,6 +76,18 @@ export const unshared = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A
     memo === undefined ? self : Effect.ensuring(Effect.locally(self, SharedWalks, undefined), Effect.sync(() => memo.clear())))
 
 /**
+ * Set inside `Transaction.hold` (decision 0049): the shared listings were
+ * walked under the workspace mutation lease, which this fiber still holds,
+ * so no akm writer can have written since. The engine's check under the
+ * lease may then take them (`proposeAndApply` runs it shared); the engine
+ * forgets them before it writes anything (`forgetSharedWalks`).
+ */
+export const WalksUnderLease = FiberRef.unsafeMake<boolean>(false)
+
+/** Forgets the shared listings, if any: called by a writer right before it changes a bundle's files. */
+export const forgetSharedWalks: Effect.Effect<void> = Effect.flatMap(FiberRef.get(SharedWalks), (memo) => Effect.sync(() => memo?.clear()))
+
+/**
  * `unshared` for a step that usually writes nothing (recovery at the start of a
  * write, which finds no journal): the shared listings are kept when it
  * succeeds and `wroteNothing` holds for its answer, and forgotten otherwise.
@@ -103,9 +115,13 @@ export interface CarriedListing {
 /** Listings carried within one accept, by `sharedWalkKey`; undefined outside `carryListings`. */
 export const CarriedListings = FiberRef.unsafeMake<Map<string, CarriedListing> | undefined>(undefined)
 
-/** Runs `self` (an apply and its index refresh) with listings carried from the engine to the refresh. */
+/**
+ * Runs `self` (an apply and its index refresh) with listings carried from the
+ * engine to the refresh; inside an outer `carryListings` (a write that
+ * refreshes after letting the lease go, decision 0049) it carries into that one.
+ */
 export const carryListings = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.suspend(() => Effect.locally(self, CarriedListings, new Map()))
+  Effect.flatMap(FiberRef.get(CarriedListings), (outer) => (outer !== undefined ? self : Effect.suspend(() => Effect.locally(self, CarriedListings, new Map()))))
 
 /** Takes (and forgets) the listing carried for a root, when the engine relisted it after its write. */
 export const takeCarried = (root: string, options: WalkOptions): Effect.Effect<CarriedListing | undefined> =>

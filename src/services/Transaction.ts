@@ -174,6 +174,15 @@ export class Transaction extends Context.Tag("akm/Transaction")<Transaction, {
   readonly apply: (request: ApplyRequest) => Effect.Effect<ApplyResult, TransactionRefused | StaleBeforeHash | ValidationFailed | WorkspaceUnavailable>
   /** Restores the replaced bytes if every file still matches its after-hash; otherwise refuses naming the file (R-TX-6). */
   readonly revert: (request: RevertRequest) => Effect.Effect<ApplyResult, TransactionRefused | StaleBeforeHash | WorkspaceUnavailable>
+  /**
+   * Runs `effect` holding the workspace mutation lease (and the cross-server
+   * lock) from start to end: the engine's operations inside take it without
+   * waiting for themselves, and walks inside share one listing, taken under
+   * the lease, which the engine's check reuses until anything is written
+   * (decision 0049). A direct write (remember) holds it from its name choice
+   * to its commit, so it walks once.
+   */
+  readonly hold: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | WorkspaceUnavailable, R>
   /** Resolves unfinished journals; run at the start of every writing command (R-TX-5). */
   readonly recover: Effect.Effect<RecoveryReport, WorkspaceUnavailable>
   /**

@@ -9,6 +9,7 @@ import { bundleAdd } from "../../src/programs/bundle/add.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { proposalAccept } from "../../src/programs/proposals/accept.js"
 import { propose } from "../../src/programs/proposals/propose.js"
+import { remember } from "../../src/programs/remember.js"
 import { resolveBundle } from "../../src/programs/scan.js"
 import { BundleFiles, carryListings, takeCarried } from "../../src/services/BundleFiles.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
@@ -145,6 +146,23 @@ describe("an accept's refresh takes the engine's listing (decision 0038)", () =>
       expect(found.deleted).toBeUndefined()
       const incremental = dump(indexDb)
       // Nothing left for `akm index` to do, and a full rebuild writes the same rows.
+      expect((await runtime.runPromise(indexBundles({}))).bundles[0]?.status).toBe("unchanged")
+      await runtime.runPromise(indexBundles({ full: true }))
+      expect(incremental).toEqual(dump(indexDb))
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+  it("remember refreshes after letting the held lease go, from the engine's relisting: index.db equals a full rebuild's (decision 0049)", async () => {
+    const { runtime, indexDb } = await workspace()
+    try {
+      const made = await runtime.runPromise(remember({ text: "The quokka runbook lives in the ops wiki.", bundle: "w" }))
+      expect(made.status).toBe("accepted")
+      const found = await runtime.runPromise(Effect.flatMap(IndexStore, (store) => store.resolve(made.ref!)))
+      expect(found?.content).toContain("quokka runbook")
+      expect(fs.existsSync(path.join(made.path))).toBe(true)
+      const incremental = dump(indexDb)
       expect((await runtime.runPromise(indexBundles({}))).bundles[0]?.status).toBe("unchanged")
       await runtime.runPromise(indexBundles({ full: true }))
       expect(incremental).toEqual(dump(indexDb))

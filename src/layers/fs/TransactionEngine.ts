@@ -1,12 +1,13 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Clock, Effect, FiberRef, Layer, Option } from "effect"
+import { Clock, type Context, Effect, FiberRef, Layer, Option } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
+import type { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
 import { Adapters } from "../../services/Adapters.js"
 import { BundleWriteLock } from "../../services/BundleWriteLock.js"
-import { BundleFiles, CarriedListings, sharedWalkKey, type CarriedListing } from "../../services/BundleFiles.js"
+import { BundleFiles, CarriedListings, forgetSharedWalks, SharedWalks, sharedWalkKey, unshared, WalksUnderLease, type CarriedListing } from "../../services/BundleFiles.js"
 import { ChangeValidator } from "../../services/ChangeValidator.js"
 import { CrashPoints } from "../../services/CrashPoints.js"
 import {
@@ -48,7 +49,7 @@ import {
   type RetireRecord
 } from "./transaction/Journal.js"
 import { finishedId, inspectJournals, io, locateSafely as locateSafelyIn, workspaceDirs } from "./transaction/Inspect.js"
-import { withLease } from "./transaction/Lease.js"
+import { holdsLease, withLease } from "./transaction/Lease.js"
 import { finalTargets, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
 import { currentHash, idProblem, locate, lstatOrUndefined, readIfExists, sha256, workspaceStateProblem, type WorkspaceDirs } from "./transaction/Target.js"
 import { newErrors } from "./transaction/Validation.js"
@@ -263,12 +264,28 @@ const appliedOf = (journal: Journal): ReadonlyArray<AppliedChange> =>
 export const makeTransactionEngine = (options: EngineOptions): Transaction["Type"] => {
   const { paths } = options
   const crashPoint = (options.crashPoints ?? crashPointsNone).reach
-  const leased = withLease(workspaceLease(path.join(paths.locksDir, "mutation.lease"), "the workspace mutation lease", {
+  const leaseFile = path.join(paths.locksDir, "mutation.lease")
+  const leased = withLease(workspaceLease(leaseFile, "the workspace mutation lease", {
     waitMillis: options.leaseWaitMillis ?? 30_000,
     maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
   }))
   const crossServer = options.crossServer ?? BundleWriteLock.none
-  const underLease = <A, E>(effect: Effect.Effect<A, E>) => leased(crossServer.around(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect)))
+  // Inside `hold` the lease and the cross-server lock are this fiber's already: taken once, reached once.
+  const underLease = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.flatMap(holdsLease(leaseFile), (held) => (held ? leased(effect) : leased(crossServer.around(Effect.zipRight(Effect.sync(() => crashPoint("after-lease")), effect)))))
+
+  /**
+   * `Transaction.hold` (decision 0049): the lease for the whole of `effect`,
+   * with a fresh shared listing walked under it (a listing shared before the
+   * lease was taken is not under it, and is forgotten after, since the
+   * effect may write).
+   */
+  const hold = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WorkspaceUnavailable, R> =>
+    Effect.flatMap(holdsLease(leaseFile), (held) =>
+      held
+        ? effect
+        : Effect.contextWithEffect((context: Context.Context<R>) =>
+          unshared(underLease(Effect.provide(Effect.locally(Effect.locally(effect, SharedWalks, new Map()), WalksUnderLease, true), context)))))
   // Compared as real paths: bundle roots are real paths too.
   const dirs = workspaceDirs(paths)
   /** A journal whose targets name workspace state is refused like one pointing outside its root. */
@@ -354,20 +371,24 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       const carried = yield* FiberRef.get(CarriedListings)
       for (const bundle of carried === undefined ? [] : bundles.values()) carried!.delete(sharedWalkKey(bundle.root, walkOptionsOf(bundle)))
 
-      // Step 5: adapter validation of the overlay.
+      // Step 5: adapter validation of the overlay, on a walk under the lease: a listing shared inside `hold` was
+      // walked under it (decision 0049); any other shared listing may predate it, so the check walks afresh.
       if (validate && request.validate !== false) {
         const errors: Array<Diagnostic> = []
+        const underThisLease = yield* FiberRef.get(WalksUnderLease)
         for (const bundle of bundles.values()) {
           const changes = request.changes.filter((c) => c.bundle === bundle.name)
           const info = { name: bundle.name, root: bundle.root, writable: bundle.writable }
-          errors.push(...(options.validator === undefined
-            ? yield* newErrors(options.files, info, bundle.adapter, changes)
-            : (yield* options.validator.validate(info, bundle.adapter, changes)).introduced.filter((d) => d.severity === "error")))
+          const check = options.validator === undefined
+            ? newErrors(options.files, info, bundle.adapter, changes)
+            : Effect.map(options.validator.validate(info, bundle.adapter, changes), (found) => found.introduced.filter((d) => d.severity === "error"))
+          errors.push(...(yield* (underThisLease ? check : Effect.locally(check, SharedWalks, undefined))))
         }
         if (errors.length > 0) return yield* new ValidationFailed({ diagnostics: errors, hint: "the changed files would not validate; fix the listed problems in the change — nothing was written" })
       }
 
-      // Steps 6–9, then 11, then the journal goes.
+      // Steps 6–9, then 11, then the journal goes. A listing shared under a held lease stops being the tree here.
+      yield* forgetSharedWalks
       const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis, request.gitCommit)
       yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
       const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
@@ -415,6 +436,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
 
   const recoverJournal = (id: string, journal: Journal) =>
     Effect.gen(function* () {
+      yield* forgetSharedWalks
       const located = locateSafely(journal, yield* currentRoots(Object.keys(journal.bundles)))
       if (typeof located === "string") return { refused: { id, reason: `journal refused: ${located}`, damaged: true } } satisfies Outcome
       yield* io(paths.archiveDir, () => sweepBlobTemps(paths.archiveDir, journal.targets.flatMap((t) => (t.backup === undefined ? [] : [t.backup]))))
@@ -438,6 +460,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   /** Resumes (or drops) the second phase of a two-phase move (R-TX-9). */
   const recoverRetire = (id: string, record: RetireRecord) =>
     Effect.gen(function* () {
+      yield* forgetSharedWalks
       const drop = io(paths.txnDir, () => removeRecord(paths.txnDir, id, RETIRE_FILE))
       if (record.stage === "awaiting-publish") {
         const roots = yield* currentRoots([...new Set(record.published.map((p) => p.bundle))])
@@ -548,6 +571,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   /** `resolve`, under the lease: every provable file to the end asked for; the rest left and reported. */
   const resolveLocked = (request: ResolveRequest) =>
     Effect.gen(function* () {
+      yield* forgetSharedWalks
       const { id, direction } = request
       const badId = idProblem(id)
       if (badId !== undefined) return yield* refused(id, badId, "use the transaction id `akm health` lists, or the proposal id")
@@ -657,6 +681,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
 
   return Transaction.of({
     apply,
+    hold,
     revert: (request) =>
       underLease(
         Effect.gen(function* () {

@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform/FileSystem"
-import { Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import * as path from "node:path"
 import type { AuthoringRefused } from "../../domain/Adapter.js"
 import { ConfigInvalid, Conflict, UsageError } from "../../domain/Errors.js"
@@ -7,7 +7,7 @@ import { expandUserPath } from "../../domain/Paths.js"
 import { secretKindOfName } from "../../domain/SecretFiles.js"
 import { autoApplies, autoApplyPolicy, shortId, type ProposalStatus } from "../../domain/Proposal.js"
 import { decodeUtf8 } from "../../domain/Utf8.js"
-import { unshared, unsharedUnless } from "../../services/BundleFiles.js"
+import { unshared, unsharedUnless, WalksUnderLease } from "../../services/BundleFiles.js"
 import { ProposalStore } from "../../services/ProposalStore.js"
 import { ValidationFailed } from "../../services/Transaction.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
@@ -63,7 +63,9 @@ const autoApplyClasses = Effect.gen(function* () {
  * The direct-apply commands (remember, import, create, lint --fix): every
  * change is a proposal (same audit trail, revertible); it is accepted in the
  * same step when `policy.autoApply` lists its change class, and otherwise
- * waits in the queue for `akm proposal accept`.
+ * waits in the queue for `akm proposal accept`. Inside `Transaction.hold`
+ * the accept leaves the index refresh to the caller (`refreshIndex`, after
+ * the hold).
  */
 export const proposeAndApply = Effect.fn("proposal.direct")(function* (input: ProposeInput & { readonly bundle: string; readonly root: string }) {
   const classes = yield* autoApplyClasses
@@ -79,7 +81,11 @@ export const proposeAndApply = Effect.fn("proposal.direct")(function* (input: Pr
     yield* (yield* ProposalStore).decide(proposal.id, { from: ["pending"], to: "failed", at: yield* now, by: "policy", reason: error.message, outcome: { error: outcomeError(error) } })
     return yield* error
   }
-  const status = applies ? (yield* unshared(proposalAccept(proposal.id, { by: "policy" }))).status : proposal.status
+  // Inside Transaction.hold the engine's check takes the listing walked under the lease (the engine forgets it
+  // before writing), and the index refresh is the holder's, once it lets the lease go (decision 0049).
+  const held = yield* FiberRef.get(WalksUnderLease)
+  const accept = held ? proposalAccept(proposal.id, { by: "policy", refreshIndex: false }) : unshared(proposalAccept(proposal.id, { by: "policy" }))
+  const status = applies ? (yield* accept).status : proposal.status
   const first = proposal.changes[0]!
   return {
     id: proposal.id,

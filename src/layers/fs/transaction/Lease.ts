@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Clock, Duration, Effect, Schedule } from "effect"
+import { Clock, Duration, Effect, FiberRef, Schedule } from "effect"
 import { WorkspaceUnavailable } from "../../../domain/Errors.js"
 import { isProcessAlive as isAlive } from "../processAlive.js"
 
@@ -198,9 +198,39 @@ class Busy {
   constructor(readonly holder: LeaseRecord | undefined) {}
 }
 
+/**
+ * The leases this fiber holds (file → token). A `withLease` of a lease the
+ * fiber already holds runs at once instead of waiting for itself: a write
+ * that holds the workspace lease from its first walk to its commit (decision
+ * 0049) calls the engine, which takes the same lease, inside it.
+ */
+export const HeldLeases = FiberRef.unsafeMake<ReadonlyMap<string, string>>(new Map())
+
+/** Whether this fiber holds the lease of `file`. */
+export const holdsLease = (file: string): Effect.Effect<boolean> => Effect.map(FiberRef.get(HeldLeases), (held) => held.has(file))
+
+/** Runs `effect` under a lease this fiber already holds, once the file shows the lease is still its own. */
+const reenter = <A, E, R>(options: LeaseOptions, token: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WorkspaceUnavailable, R> =>
+  Effect.flatMap(
+    Effect.sync(() => {
+      try {
+        return readLease(options.file)?.record
+      } catch {
+        return undefined
+      }
+    }),
+    (record): Effect.Effect<A, E | WorkspaceUnavailable, R> =>
+      record?.token === token
+        ? effect
+        // Taken over meanwhile (this holder ran past the age bound): what the holder saw under it no longer holds.
+        : Effect.fail(unavailable(options.file, `${options.what} was taken over while this command held it`, "rerun the command; if it keeps happening, a writer holds the lease longer than its age bound"))
+  )
+
 /** Runs an effect while holding the lease; waits for a live holder on a bounded, jittered schedule, then fails "busy". */
 export const withLease = (options: LeaseOptions) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WorkspaceUnavailable, R> => {
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WorkspaceUnavailable, R> => Effect.flatMap(FiberRef.get(HeldLeases), (held) => {
+    const token = held.get(options.file)
+    if (token !== undefined) return reenter(options, token, effect)
     const once = Clock.currentTimeMillis.pipe(
       Effect.flatMap((now) =>
         Effect.try({
@@ -216,5 +246,9 @@ export const withLease = (options: LeaseOptions) =>
       Effect.catchIf((e): e is Busy => e instanceof Busy, (e) => Effect.fail(busyError(options, e.holder))),
       Effect.tap(({ tookOver }) => (tookOver === undefined || options.onTakeover === undefined ? Effect.void : Effect.catchAllCause(options.onTakeover(tookOver), () => Effect.void)))
     )
-    return Effect.acquireUseRelease(acquire, () => effect, ({ taken }) => Effect.sync(() => release(options.file, taken.token)))
-  }
+    return Effect.acquireUseRelease(
+      acquire,
+      ({ taken }) => Effect.locally(effect, HeldLeases, new Map([...held, [options.file, taken.token]])),
+      ({ taken }) => Effect.sync(() => release(options.file, taken.token))
+    )
+  })
