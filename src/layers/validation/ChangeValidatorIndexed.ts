@@ -6,6 +6,7 @@ import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
+import { yieldIfSpent } from "../../domain/EventLoopSlice.js"
 import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
@@ -53,6 +54,7 @@ const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateCon
     const refs: Array<string> = []
     let projected = 0
     for (const [index, plan] of plans.kept.entries()) {
+      if ((index & 255) === 255) yield* yieldIfSpent
       const ref = `${info.name}//${plan.conceptId}`
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reusable?.(plan, ref)
@@ -159,13 +161,16 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     // What stands in for each item before the changes (an edit's is decided by the check after them).
     const standIn = new Map<string, ItemInputs>()
     if (!same) {
-      for (const plan of beforePlans.kept) {
+      for (const [index, plan] of beforePlans.kept.entries()) {
+        if ((index & 255) === 255) yield* yieldIfSpent
         const stored = reuse.before(plan, refOf(plan))
         if (stored !== undefined) standIn.set(refOf(plan), stored)
       }
     }
     const cancelled = new Set<string>()
     for (const [index, plan] of afterPlans.kept.entries()) {
+      // Thousands of items in one pass: the event loop turns between slices (decision 0048).
+      if ((index & 255) === 255) yield* yieldIfSpent
       const ref = refOf(plan)
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reuse.after(plan, ref)
@@ -180,6 +185,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     }
     if (!same) {
       for (const [index, plan] of beforePlans.kept.entries()) {
+        if ((index & 255) === 255) yield* yieldIfSpent
         const ref = refOf(plan)
         const stored = standIn.get(ref)
         if (stored !== undefined && cancelled.has(ref)) shared(before, stored)
