@@ -204,7 +204,7 @@ export const DEFAULT_MAX_DEPTH = 64
  * Linear in the number of directories and entries: nothing is recomputed per
  * ancestor (a deep tree used to take cubic time in .gitignore lookups and
  * loop detection). A generator that pauses before each directory and every
- * 128 entries, so the walk can let the event loop turn (`walkTree`).
+ * 32 entries, so the walk can let the event loop turn (`walkTree`).
  */
 function* walkSteps(root: string, options: WalkOptions, maxDepth: number): Generator<void, WalkResult, void> {
   const realRoot = fs.realpathSync(root)
@@ -233,8 +233,8 @@ function* walkSteps(root: string, options: WalkOptions, maxDepth: number): Gener
     const subdirs: Array<Frame> = []
     const rawNames = new Map<string, string>()
     for (const entry of entries) {
-      // A pause every 128 entries too: one directory can hold thousands of files.
-      if ((++seen & 127) === 0) yield
+      // A pause every 32 entries too: one directory can hold thousands of files.
+      if ((++seen & 31) === 0) yield
       const name = entry.name
       if (ALWAYS_SKIPPED.has(name)) continue
       if (!options.includeHidden && name.startsWith(".")) continue
@@ -321,7 +321,7 @@ function* walkSteps(root: string, options: WalkOptions, maxDepth: number): Gener
  * timers waited out. The pauses change no answer: the result is the same.
  */
 const walkTree = (root: string, options: WalkOptions, maxDepth: number): Effect.Effect<WalkResult, WorkspaceUnavailable> =>
-  FiberRef.getWith(EventLoopSlicing, (slicing) => {
+  FiberRef.getWith(EventLoopSlicing, (slice) => {
     let steps: Generator<void, WalkResult, void> | undefined
     const run = (): Effect.Effect<WalkResult, WorkspaceUnavailable> =>
       Effect.flatMap(
@@ -331,7 +331,7 @@ const walkTree = (root: string, options: WalkOptions, maxDepth: number): Effect.
             for (;;) {
               const step = steps.next()
               if (step.done === true) return step.value
-              if (slicing && sliceSpent()) return undefined
+              if (slice !== undefined && sliceSpent(slice)) return undefined
             }
           },
           catch: (cause) => unavailable(root, cause)

@@ -14,7 +14,7 @@
  */
 import { FiberRef, Layer, Scheduler } from "effect"
 import type { RuntimeFiber } from "effect/Fiber"
-import { afterLoopTurn, EventLoopSlicing, sliceSpent } from "../../domain/EventLoopSlice.js"
+import { afterLoopTurn, EventLoopSlicing, SLICE_MS, sliceSpent } from "../../domain/EventLoopSlice.js"
 
 /** Check the clock only every this many steps: performance.now() is cheap, not free. */
 const CHECK_EVERY = 64
@@ -39,4 +39,4 @@ export const slicedScheduler: Scheduler.Scheduler = Scheduler.make(
 )
 
 /** Installs the time-sliced scheduler, and turns on the yields of long loops, for every fiber of a runtime built with this layer. */
-export const EventLoopSlices: Layer.Layer<never> = Layer.merge(Layer.setScheduler(slicedScheduler), Layer.locallyScoped(EventLoopSlicing, true))
+export const EventLoopSlices: Layer.Layer<never> = Layer.merge(Layer.setScheduler(slicedScheduler), Layer.locallyScoped(EventLoopSlicing, SLICE_MS))
