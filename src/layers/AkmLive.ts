@@ -35,6 +35,7 @@ import { StepProcessNode } from "./process/StepProcessNode.js"
 import { WorkflowRunsSqlite } from "./sqlite/WorkflowRunsSqlite.js"
 import { MemoryStoreSqlite } from "./sqlite/MemoryStoreSqlite.js"
 import { MemoryArchiveNode } from "./fs/MemoryArchiveNode.js"
+import { EventLoopSlices } from "./runtime/EventLoopSlices.js"
 
 export interface AkmLiveOptions extends PathOverrides {
   readonly quiet?: boolean | undefined
@@ -80,7 +81,9 @@ export const makeAkmLive = (options: AkmLiveOptions = {}) =>
     StepProcessNode,
     // The memory lifecycle (spec 06 §8): archive metadata in state.db, bytes under $DATA/archive.
     MemoryStoreSqlite,
-    MemoryArchiveNode
+    MemoryArchiveNode,
+    // Request-path work lets the event loop turn every few ms (issue 28 item 4, decision 0048).
+    EventLoopSlices
   ).pipe(
     // Tasks (spec 07 §3): the scheduler table config.yaml names (runtime.crontabFile), else the user's crontab.
     Layer.provideMerge(CrontabLive),

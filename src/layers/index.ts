@@ -46,3 +46,5 @@ export { StorageBackendSqlite } from "./sqlite/StorageBackendSqlite.js"
 export { IndexStoreLive } from "./IndexStoreLive.js"
 export { IndexStorePgLive, IndexStorePgOnStateDb } from "./postgres/IndexStorePgLive.js"
 export { IndexStorePg, makeIndexStorePgLayer } from "./postgres/IndexStorePg.js"
+// Request-path work yields to the event loop every few ms (issue 28 item 4, docs/decisions/0048-event-loop-stalls.md).
+export { EventLoopSlices, slicedScheduler } from "./runtime/EventLoopSlices.js"

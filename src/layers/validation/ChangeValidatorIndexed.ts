@@ -6,6 +6,7 @@ import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
+import { yieldIfSpent } from "../../domain/EventLoopSlice.js"
 import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
@@ -53,6 +54,7 @@ const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateCon
     const refs: Array<string> = []
     let projected = 0
     for (const [index, plan] of plans.kept.entries()) {
+      if ((index & 63) === 63) yield* yieldIfSpent
       const ref = `${info.name}//${plan.conceptId}`
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reusable?.(plan, ref)
@@ -159,13 +161,16 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     // What stands in for each item before the changes (an edit's is decided by the check after them).
     const standIn = new Map<string, ItemInputs>()
     if (!same) {
-      for (const plan of beforePlans.kept) {
+      for (const [index, plan] of beforePlans.kept.entries()) {
+        if ((index & 63) === 63) yield* yieldIfSpent
         const stored = reuse.before(plan, refOf(plan))
         if (stored !== undefined) standIn.set(refOf(plan), stored)
       }
     }
     const cancelled = new Set<string>()
     for (const [index, plan] of afterPlans.kept.entries()) {
+      // Thousands of items in one pass: the event loop turns between slices (decision 0048).
+      if ((index & 63) === 63) yield* yieldIfSpent
       const ref = refOf(plan)
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reuse.after(plan, ref)
@@ -180,6 +185,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     }
     if (!same) {
       for (const [index, plan] of beforePlans.kept.entries()) {
+        if ((index & 63) === 63) yield* yieldIfSpent
         const ref = refOf(plan)
         const stored = standIn.get(ref)
         if (stored !== undefined && cancelled.has(ref)) shared(before, stored)
@@ -213,10 +219,12 @@ const storedReuse = (store: IndexStore["Type"], inputsOf: (bundle: string, index
       if (before === undefined ? now !== undefined : now === undefined || !sameFile(now, before)) return undefined
     }
     const stored = yield* inputsOf(info.name, manifest.indexedAt)
+    yield* yieldIfSpent
     // A write that creates a file, or a delete of one, changes the listing.
     const appearing = changes.filter((c) => (c.delete === true) === listed.has(c.path.normalize("NFC"))).map((c) => c.path.normalize("NFC"))
     // One pass over the listing answers both trees.
     const reuse = reusableItems(manifest, files, stored, { paths, listed: appearing })
+    yield* yieldIfSpent
     return { before: reuse.unchanged, after: reuse.reusable }
   }).pipe(Effect.orElseSucceed(() => undefined))
 
@@ -279,7 +287,9 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
         const reuse = store === undefined ? undefined : yield* storedReuse(store, inputsOf, info, adapter, walked.files, changes)
         const beforeCtx = files.context(info, walked.files)
         const afterCtx = files.context(info, walked.files, changes)
+        yield* yieldIfSpent
         const beforePlan = yield* planTree(info, adapter, beforeCtx.files)
+        yield* yieldIfSpent
         const edit = samePaths(beforeCtx.files, afterCtx.files)
         const afterPlan = edit ? beforePlan : yield* planTree(info, adapter, afterCtx.files)
         const found = reuse !== undefined && Either.isRight(beforePlan) && Either.isRight(afterPlan)

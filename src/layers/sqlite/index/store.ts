@@ -1,6 +1,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
+import { yieldIfSpent } from "../../../domain/EventLoopSlice.js"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
@@ -168,7 +169,12 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           const key = stamp?.indexedAt === null || stamp?.indexedAt === undefined ? undefined : JSON.stringify([bundle, stamp.indexedAt])
           if (key !== undefined && inputsCache?.key === key) return inputsCache.inputs
           const rows = yield* db.rows<{ ref: string; inputs: string }>(sql`SELECT d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id WHERE d.bundle = ${bundle} AND j.inputs IS NOT NULL`)
-          const inputs: ReadonlyMap<string, ItemInputs> = new Map(rows.map((row) => [row.ref, JSON.parse(row.inputs) as ItemInputs] as const))
+          // Parsed in slices: 5,000 items' inputs took 10–20 ms of JSON.parse in one piece (decision 0048).
+          const inputs = new Map<string, ItemInputs>()
+          for (const [i, row] of rows.entries()) {
+            if ((i & 255) === 255) yield* yieldIfSpent
+            inputs.set(row.ref, JSON.parse(row.inputs) as ItemInputs)
+          }
           inputsCache = key === undefined ? undefined : { key, inputs }
           return inputs
         })
