@@ -68,6 +68,14 @@ const dump = (file: string) => ({
   manifest: readRows(file, "SELECT * FROM manifest ORDER BY bundle, path")
 })
 
+/** Nothing is left for `akm index` to do after the write, and a full rebuild writes the same rows as its refresh did. */
+const expectFullRebuildEqual = async (runtime: Awaited<ReturnType<typeof workspace>>["runtime"], indexDb: string) => {
+  const incremental = dump(indexDb)
+  expect((await runtime.runPromise(indexBundles({}))).bundles[0]?.status).toBe("unchanged")
+  await runtime.runPromise(indexBundles({ full: true }))
+  expect(incremental).toEqual(dump(indexDb))
+}
+
 describe("an accept's refresh takes the engine's listing (decision 0038)", () => {
   it("the engine relists its validation's walk past the write: the listing a fresh walk makes", async () => {
     const { root, runtime } = await workspace()
@@ -144,11 +152,7 @@ describe("an accept's refresh takes the engine's listing (decision 0038)", () =>
       expect(found.edited?.content).toContain("zanzibar")
       expect(found.added?.description).toBe("Fresh quokka notes")
       expect(found.deleted).toBeUndefined()
-      const incremental = dump(indexDb)
-      // Nothing left for `akm index` to do, and a full rebuild writes the same rows.
-      expect((await runtime.runPromise(indexBundles({}))).bundles[0]?.status).toBe("unchanged")
-      await runtime.runPromise(indexBundles({ full: true }))
-      expect(incremental).toEqual(dump(indexDb))
+      await expectFullRebuildEqual(runtime, indexDb)
     } finally {
       await runtime.dispose()
     }
@@ -162,10 +166,7 @@ describe("an accept's refresh takes the engine's listing (decision 0038)", () =>
       const found = await runtime.runPromise(Effect.flatMap(IndexStore, (store) => store.resolve(made.ref!)))
       expect(found?.content).toContain("quokka runbook")
       expect(fs.existsSync(path.join(made.path))).toBe(true)
-      const incremental = dump(indexDb)
-      expect((await runtime.runPromise(indexBundles({}))).bundles[0]?.status).toBe("unchanged")
-      await runtime.runPromise(indexBundles({ full: true }))
-      expect(incremental).toEqual(dump(indexDb))
+      await expectFullRebuildEqual(runtime, indexDb)
     } finally {
       await runtime.dispose()
     }

@@ -1,12 +1,8 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeAkmLive } from "../../src/layers/AkmLive.js"
-import { bundleAdd } from "../../src/programs/bundle/add.js"
-import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
+import { libraryWorkspace } from "./libraryWorkspace.js"
 
 /**
  * Related developer vocabulary (decision 0051) over a real index of the
@@ -18,26 +14,16 @@ const FIXTURES = path.join(__dirname, "..", "fixtures", "search-quality", "libra
 const QUESTION = "how should I word the description of a commit"
 
 describe("search over a real index: a question in other words", () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "akm-related-"))
-  const library = path.join(home, "library")
-  const runtime = ManagedRuntime.make(makeAkmLive({ configDir: path.join(home, "c"), dataDir: path.join(home, "d"), cacheDir: path.join(home, "k"), quiet: true }))
-  const write = (file: string, text: string) => {
-    fs.mkdirSync(path.dirname(path.join(library, file)), { recursive: true })
-    fs.writeFileSync(path.join(library, file), text)
-  }
+  const { library, runtime, write, mount, dispose } = libraryWorkspace("akm-related-")
   const refs = async (query: string) => (await runtime.runPromise(search({ query, track: false }))).hits
   beforeAll(async () => {
     // The whole library: how rare "commit" and "description" are decides the case.
     fs.cpSync(FIXTURES, library, { recursive: true })
     // Says only related words ("write", "explain") and none of the question's: not a candidate at all.
     write("knowledge/writing-style.md", "---\ndescription: \"Write and explain in plain English\"\ntags: [writing]\n---\n# Writing style\n\nShort sentences, active voice.\n")
-    await runtime.runPromise(bundleAdd({ source: library, name: "library", adapter: "akm", cwd: home, home }))
-    await runtime.runPromise(indexBundles({}))
+    await mount()
   }, 60_000)
-  afterAll(async () => {
-    await runtime.dispose()
-    fs.rmSync(home, { recursive: true, force: true })
-  })
+  afterAll(dispose)
 
   it("ranks the answer that says it in related words above the look-alike holding one of the question's words, and says why", async () => {
     const hits = await refs(QUESTION)

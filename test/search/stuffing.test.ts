@@ -1,15 +1,11 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { rank, RANKING, type RankingFeatures } from "../../src/domain/Ranking.js"
 import { tokenize } from "../../src/domain/Query.js"
 import { itemDiversity, saturateField, textDiversity } from "../../src/domain/TextSignals.js"
-import { makeAkmLive } from "../../src/layers/AkmLive.js"
-import { bundleAdd } from "../../src/programs/bundle/add.js"
-import { indexBundles } from "../../src/programs/indexBundles.js"
 import { search } from "../../src/programs/search.js"
+import { libraryWorkspace } from "./libraryWorkspace.js"
 
 /**
  * Keyword stuffing (issue 25): each of the three defences on a stuffed twin of
@@ -62,13 +58,7 @@ describe("low-diversity penalty", () => {
 })
 
 describe("search over a real index: the stuffed twins of kubernetes-rollback", () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), "akm-stuffing-"))
-  const library = path.join(home, "library")
-  const runtime = ManagedRuntime.make(makeAkmLive({ configDir: path.join(home, "c"), dataDir: path.join(home, "d"), cacheDir: path.join(home, "k"), quiet: true }))
-  const write = (file: string, text: string) => {
-    fs.mkdirSync(path.dirname(path.join(library, file)), { recursive: true })
-    fs.writeFileSync(path.join(library, file), text)
-  }
+  const { runtime, write, mount, dispose } = libraryWorkspace("akm-stuffing-")
   beforeAll(async () => {
     write("skills/kubernetes-rollback/SKILL.md", real)
     // Keywords only, fourteen times over: the low-diversity twin.
@@ -76,13 +66,9 @@ describe("search over a real index: the stuffed twins of kubernetes-rollback", (
     // The real text padded with the question's words: diverse enough, so only the cap stands between it and first place.
     write("knowledge/kubernetes-rollback-padded.md", `---\ndescription: "Roll back a broken Kubernetes deployment"\n---\n${body}\n${"Undo the kubernetes rollout. ".repeat(30)}\n`)
     write("knowledge/unrelated.md", "---\ndescription: \"Rotate logs on the servers\"\n---\n# Logs\n\nRotate and compress the application logs daily with logrotate.\n")
-    await runtime.runPromise(bundleAdd({ source: library, name: "library", adapter: "akm", cwd: home, home }))
-    await runtime.runPromise(indexBundles({}))
+    await mount()
   }, 60_000)
-  afterAll(async () => {
-    await runtime.dispose()
-    fs.rmSync(home, { recursive: true, force: true })
-  })
+  afterAll(dispose)
 
   it("the item that answers ranks above the keyword-stuffed twin, which is still found", async () => {
     const hits = (await runtime.runPromise(search({ query: QUESTION, track: false }))).hits
