@@ -265,10 +265,13 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
   const { paths } = options
   const crashPoint = (options.crashPoints ?? crashPointsNone).reach
   const leaseFile = path.join(paths.locksDir, "mutation.lease")
-  const leased = withLease(workspaceLease(leaseFile, "the workspace mutation lease", {
-    waitMillis: options.leaseWaitMillis ?? 30_000,
-    maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
-  }))
+  const leased = withLease({
+    ...workspaceLease(leaseFile, "the workspace mutation lease", {
+      waitMillis: options.leaseWaitMillis ?? 30_000,
+      maxAgeMillis: options.leaseMaxAgeMillis ?? 600_000
+    }),
+    reentrant: true
+  })
   const crossServer = options.crossServer ?? BundleWriteLock.none
   // Inside `hold` the lease and the cross-server lock are this fiber's already: taken once, reached once.
   const underLease = <A, E>(effect: Effect.Effect<A, E>) =>

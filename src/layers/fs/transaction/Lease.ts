@@ -49,6 +49,13 @@ export interface LeaseOptions {
   readonly maxAgeMillis: number
   /** Runs once per stale lease this process took over; its failures never block the writer. */
   readonly onTakeover?: ((takeover: LeaseTakeover) => Effect.Effect<unknown, unknown>) | undefined
+  /**
+   * A fiber that holds this lease enters it again at once (the workspace lease:
+   * a held write calls the engine, which takes the same lease, decision 0049).
+   * Off: a nested take waits for the holder like any other writer, as a lease
+   * that means "one run at a time" (improve) needs.
+   */
+  readonly reentrant?: boolean | undefined
 }
 
 interface LeaseRecord extends LeaseHolder {
@@ -199,8 +206,8 @@ class Busy {
 }
 
 /**
- * The leases this fiber holds (file → token). A `withLease` of a lease the
- * fiber already holds runs at once instead of waiting for itself: a write
+ * The leases this fiber holds (file → token). A `withLease` of a reentrant lease
+ * the fiber already holds runs at once instead of waiting for itself: a write
  * that holds the workspace lease from its first walk to its commit (decision
  * 0049) calls the engine, which takes the same lease, inside it.
  */
@@ -230,7 +237,7 @@ const reenter = <A, E, R>(options: LeaseOptions, token: string, effect: Effect.E
 export const withLease = (options: LeaseOptions) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WorkspaceUnavailable, R> => Effect.flatMap(FiberRef.get(HeldLeases), (held) => {
     const token = held.get(options.file)
-    if (token !== undefined) return reenter(options, token, effect)
+    if (token !== undefined && options.reentrant === true) return reenter(options, token, effect)
     const once = Clock.currentTimeMillis.pipe(
       Effect.flatMap((now) =>
         Effect.try({
