@@ -9,7 +9,6 @@ import { builtInRegistry, registryAdapters } from "../adapters/registry.js"
 import type { FromWorker, ToWorker } from "./protocol.js"
 import { nextTurn } from "../../domain/NextTurn.js"
 import { BOUND_HEAP_PLANS, boundHeapGrowth } from "./heapGrowth.js"
-import { attachPrepared } from "../sqlite/index/prepared.js"
 
 export interface ProjectorWorkerOptions {
   /** The worker script (dist/cli/projector-worker.cjs). Undefined or missing: every job runs in-process. */
@@ -38,10 +37,10 @@ export const MIN_PARALLEL_PLANS = 400
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 }
 
 /** Plans per chunk: small enough that the reorder buffer stays small, large enough that messages are few. */
-const CHUNK_PLANS = Number(process.env.AKM_X_CHUNK ?? 16)
+const CHUNK_PLANS = 16
 
 /** Chunks a worker holds at once: one being projected, one waiting, so it never idles while the main thread writes. */
-const IN_FLIGHT = Number(process.env.AKM_X_INFLIGHT ?? 2)
+const IN_FLIGHT = 2
 
 type Reply = { readonly worker: number; readonly message: FromWorker | { readonly type: "crashed"; readonly reason: string } }
 
@@ -168,13 +167,7 @@ export const ItemProjectorWorkers = (options: ProjectorWorkerOptions) =>
                 }
                 if (message.job !== id) return
                 inFlight[reply.worker]!--
-                if (message.type === "done") {
-                  message.items.forEach((item, k) => {
-                    const rows = message.rows[k]
-                    if (item.document !== undefined && rows !== undefined && rows !== null) attachPrepared(item.document, rows)
-                  })
-                  results.set(message.seq, message.items)
-                }
+                if (message.type === "done") results.set(message.seq, message.items)
                 else {
                   // A chunk a worker could not hand back (e.g. a value that does not clone): project it here.
                   results.set(message.seq, yield* collect(job, chunks[message.seq]!))
@@ -203,7 +196,7 @@ export const ItemProjectorWorkers = (options: ProjectorWorkerOptions) =>
                 continue
               }
               // Nothing to write and no reply yet: the main thread projects the next chunk itself rather than idle.
-              if (sent < chunks.length && process.env.AKM_X_MAIN !== "0") {
+              if (sent < chunks.length) {
                 const seq = sent++
                 results.set(seq, yield* collect(job, chunks[seq]!))
                 continue

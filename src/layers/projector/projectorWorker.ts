@@ -7,7 +7,6 @@ import type { BundleAdapter, BundleInfo, ValidateContext } from "../../domain/Ad
 import { projectItem } from "../../domain/ItemProjection.js"
 import { builtInRegistry, registryAdapters } from "../adapters/registry.js"
 import { makeBundleFiles } from "../fs/BundleFilesNode.js"
-import { prepareRows } from "../sqlite/index/prepared.js"
 import type { FromWorker, ToWorker } from "./protocol.js"
 
 const port = parentPort
@@ -36,9 +35,7 @@ port.on("message", (message: ToWorker) => {
   Effect.runPromise(Effect.forEach(message.plans, (plan, k) => projectItem(job.info, job.adapter, job.ctx, hash, plan, message.indexes[k]!))).then(
     (items) => {
       try {
-        // The rows too, so the main thread only runs the statements (docs/decisions/0054-index-build-pipeline.md).
-        const rows = items.map((item) => (item.document === undefined ? null : prepareRows(item.document, item.inputs)))
-        post({ type: "done", job: message.job, seq: message.seq, items, rows })
+        post({ type: "done", job: message.job, seq: message.seq, items })
       } catch (error) {
         // Something in a projection that cannot be cloned: the pool projects this chunk itself.
         post({ type: "failed", job: message.job, seq: message.seq, message: String(error) })

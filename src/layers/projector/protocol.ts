@@ -1,6 +1,5 @@
 import type { BundleInfo, FileMeta, ItemPlan } from "../../domain/Adapter.js"
 import type { ProjectedItem } from "../../domain/ItemProjection.js"
-import type { PreparedRows } from "../sqlite/index/prepared.js"
 
 /** Messages between the projector pool and its worker threads (structured clones). */
 
@@ -26,12 +25,5 @@ export type ToWorker = JobMessage | ChunkMessage
 
 export type FromWorker =
   | { readonly type: "ready" }
-  | {
-    readonly type: "done"
-    readonly job: number
-    readonly seq: number
-    readonly items: ReadonlyArray<ProjectedItem>
-    /** Each indexed item's rows, made in the worker (null where `items` has no document). */
-    readonly rows: ReadonlyArray<PreparedRows | null>
-  }
+  | { readonly type: "done"; readonly job: number; readonly seq: number; readonly items: ReadonlyArray<ProjectedItem> }
   | { readonly type: "failed"; readonly job: number; readonly seq: number; readonly message: string }

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
+import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import type { ManifestInput } from "../../../services/IndexStore.js"
 import type { SqlDriver } from "../driver.js"
-import { keyRows, searchValues, takePrepared, type PreparedRows } from "./prepared.js"
-import { batches } from "./rows.js"
+import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
 import { inList, sql } from "./sqlText.js"
 
 interface ExistingRow {
@@ -17,7 +17,7 @@ interface ExistingRow {
 /** Documents are compared and written this many at a time, so memory stays bounded however large the bundle. */
 const CHUNK = 64
 
-type Write = { readonly doc: IndexDocument; readonly rows: PreparedRows }
+type Write = { readonly doc: IndexDocument; readonly columns: DocumentColumns; readonly json: string; readonly inputs: string | null; readonly inputsDigest: string | null }
 
 const inBatches = <E>(ids: ReadonlyArray<number>, run: (batch: ReadonlyArray<number>) => Effect.Effect<unknown, E>) =>
   Effect.forEach(batches(ids.map((id) => ({ id })), 1), (batch) => run(batch.map((row) => row.id)), { discard: true })
@@ -39,7 +39,7 @@ export const deleteDocuments = (db: SqlDriver, ids: ReadonlyArray<number>) =>
 const DOCUMENT_COLUMNS = [
   "ref", "bundle", "concept_id", "adapter", "type", "name", "description", "tags", "aliases", "hints", "quality", "belief_state",
   "superseded_by", "status", "stale_after", "pinned", "scope", "path", "hash", "bytes", "digest", "diversity"
-] as const satisfies ReadonlyArray<keyof PreparedRows["columns"]>
+] as const satisfies ReadonlyArray<keyof DocumentColumns>
 
 /** Every column a write sets: the document's, then the digest of its stored inputs. */
 const ROW_COLUMNS = [...DOCUMENT_COLUMNS, "inputs_digest"] as const
@@ -101,12 +101,13 @@ const searchRows = (writes: ReadonlyArray<Write>, ids: ReadonlyMap<string, numbe
   for (const write of writes) {
     const doc = write.doc
     const id = ids.get(doc.ref)!
-    json.push([id, write.rows.json, write.rows.inputs])
-    // Made by a projector worker, or here (in-process, and only for documents that are written).
-    const values = write.rows.fullText === undefined ? searchValues(doc) : write.rows
-    fullText.push([id, ...values.fullText!])
-    for (const target of values.links ?? []) links.push([id, target])
-    for (const entry of values.outline ?? []) outline.push([id, ...entry])
+    json.push([id, write.json, write.inputs])
+    const rows = fullTextRows(id, doc)
+    const w = rows.words
+    const t = rows.trigram
+    fullText.push([id, w.name, w.description, w.tags, w.hints, w.content, t.name, t.description, t.tags, t.content])
+    for (const target of new Set(doc.links ?? [])) links.push([id, target])
+    doc.outline?.forEach((h, position) => outline.push([id, position, h.depth, h.text, h.slug]))
   }
   return { json, fullText, links, outline }
 }
@@ -178,7 +179,7 @@ const writeDocuments = (db: SqlDriver, writes: ReadonlyArray<Write>, pending: Pe
       db,
       "documents",
       ROW_COLUMNS,
-      writes.map((w) => [...DOCUMENT_COLUMNS.map((column) => w.rows.columns[column]), w.rows.inputsDigest]),
+      writes.map((w) => [...DOCUMENT_COLUMNS.map((column) => w.columns[column]), w.inputsDigest]),
       `ON CONFLICT (ref) DO UPDATE SET ${UPSERT_SET} RETURNING id, ref`
     ),
     (inserted) => {
@@ -218,8 +219,10 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
         docs.forEach((doc, i) => {
           if (seen.has(doc.ref)) return
           seen.add(doc.ref)
-          const rows = takePrepared(doc) ?? keyRows(doc, inputs?.[i])
-          const { columns, inputs: inputsJson, inputsDigest } = rows
+          const { columns, json } = documentColumns(doc)
+          const given = inputs?.[i]
+          const inputsJson = given === undefined ? null : JSON.stringify(given)
+          const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
           const before = byRef.get(doc.ref)
           if (before === undefined) summary.added++
           else if (before.digest === columns.digest) {
@@ -230,7 +233,7 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
             summary.updated++
             rewritten.push(before.id)
           }
-          writes.push({ doc, rows })
+          writes.push({ doc, columns, json, inputs: inputsJson, inputsDigest })
         })
         if (dryRun) return Effect.void
         return Effect.all([
