@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
-import { yieldIfSpent } from "../domain/EventLoopSlice.js"
+import { yieldEvery } from "../domain/EventLoopSlice.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
 import { readLint, storedLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
@@ -123,7 +123,7 @@ export const scanStreamed = <E, R>(
     const projectOrder: Array<number> = []
     for (const [n, i] of order.entries()) {
       // A refresh after one write passes over every item: the event loop turns between slices (decision 0048).
-      if ((n & 63) === 63) yield* yieldIfSpent
+      yield* yieldEvery(n)
       const plan = kept[i]!
       const ref = `${info.name}//${plan.conceptId}`
       const stored = reuse?.reusable(plan, ref)
