@@ -170,10 +170,13 @@ export const scanStreamed = <E, R>(
     if (adapter.lintBundle !== undefined) {
       const lintBundle = adapter.lintBundle
       const projected: Array<LintItem> = []
-      linted.forEach((text, i) => {
+      // Parsing every item's lint projection is a pass over the bundle: the loop turns between slices (decision 0053).
+      for (let i = 0; i < linted.length; i++) {
+        yield* yieldEvery(i)
+        const text = linted[i]
         if (typeof text === "string") projected.push(readLint(kept[i]!, text))
         else if (text?.lint !== undefined) projected.push(storedLint(text, text.lint))
-      })
+      }
       const lint = yield* Effect.suspend(() => lintBundle(ctx, projected)).pipe(
         Effect.catchAllDefect((cause) =>
           Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
