@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
-import { yieldEvery } from "../domain/EventLoopSlice.js"
+import { yieldEvery, yieldIfSpent } from "../domain/EventLoopSlice.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
 import { readLint, storedLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
@@ -165,7 +165,11 @@ export const scanStreamed = <E, R>(
       })
     yield* (yield* ItemProjector).run(job, take)
     if (batch.length > 0) yield* emit(batch, batchInputs)
-    for (const own of found) if (own !== undefined) diagnostics.push(...own)
+    for (let i = 0; i < found.length; i++) {
+      yield* yieldEvery(i, 256)
+      const own = found[i]
+      if (own !== undefined) diagnostics.push(...own)
+    }
 
     if (adapter.lintBundle !== undefined) {
       const lintBundle = adapter.lintBundle
@@ -188,6 +192,8 @@ export const scanStreamed = <E, R>(
         return ref === undefined || d.ref !== undefined ? d : { ...d, ref }
       }))
     }
+    // The summary sorts every finding of the bundle: a slice of its own when this one is spent.
+    yield* yieldIfSpent
     return summary(items, true)
   })
 

@@ -261,8 +261,9 @@ const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: Readon
     catch: (error) => error
   }).pipe(
     Effect.zipRight(yieldIfSpent),
-    Effect.zipRight(Effect.catchAll(writes, undo)),
-    Effect.zipRight(Effect.try({ try: () => crashPoint("after-commit-mark"), catch: (error) => error })),
+    Effect.zipRight(Effect.catchAll(Effect.as(writes, true), (error) => Effect.as(undo(error), false))),
+    // As before, a mark found on disk after an error returns at once, without this point.
+    Effect.flatMap((written) => (written ? Effect.try({ try: () => crashPoint("after-commit-mark"), catch: (error) => error }) : Effect.void)),
     Effect.mapError((cause) => unavailable(where, cause)),
     Effect.uninterruptible
   )
