@@ -18,7 +18,7 @@
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { Effect, ManagedRuntime } from "effect"
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -258,19 +258,53 @@ One more line from the benchmark.
     const queries = benchQueries(rounds)
     const runtime = runtimeFor(root)
     /**
+     * This thread's run-queue wait so far, in ms (Linux /proc schedstat, opened on the main thread): time
+     * it was ready to run but the machine ran something else. Undefined where the file does not exist.
+     */
+    const schedstat = (() => {
+      try {
+        return openSync("/proc/thread-self/schedstat", "r")
+      } catch {
+        return undefined
+      }
+    })()
+    const schedBuffer = Buffer.alloc(128)
+    const runQueueMs = (): number | undefined => {
+      if (schedstat === undefined) return undefined
+      const read = readSync(schedstat, schedBuffer, 0, schedBuffer.length, 0)
+      const waited = Number(schedBuffer.toString("latin1", 0, read).split(" ")[1])
+      return Number.isFinite(waited) ? waited / 1e6 : undefined
+    }
+    /**
      * The longest time the event loop could not turn while `run` ran: a 1 ms timer
      * histogram around the operation, read after one more turn so a stall at its
      * end is counted. An MCP server or any embedding program stalls this long.
+     * `own` is the longest interval of a second 1 ms timer less this thread's
+     * run-queue wait in it: the stall the program made itself (its CPU, its GC,
+     * its synchronous disk waits), without the time a loaded machine kept it off
+     * the cores (decision 0053).
      */
-    const stallOf = async (run: () => Promise<unknown>): Promise<number> => {
+    const stallOf = async (run: () => Promise<unknown>): Promise<{ wall: number; own: number | undefined }> => {
       const histogram = monitorEventLoopDelay({ resolution: 1 })
+      let last = performance.now()
+      let lastWait = runQueueMs()
+      let own: number | undefined = lastWait === undefined ? undefined : 0
+      const tick = setInterval(() => {
+        const now = performance.now()
+        const wait = runQueueMs()
+        if (own !== undefined && wait !== undefined && lastWait !== undefined) own = Math.max(own, now - last - (wait - lastWait))
+        last = now
+        lastWait = wait
+      }, 1)
       histogram.enable()
       // Let the 1 ms timer tick first: a stall before its first tick would go unrecorded.
       await sleep(3)
       await run()
       await sleep(5)
       histogram.disable()
-      return Math.round((histogram.max / 1e6) * 100) / 100
+      clearInterval(tick)
+      const round = (x: number) => Math.round(x * 100) / 100
+      return { wall: round(histogram.max / 1e6), own: own === undefined ? undefined : round(own) }
     }
     const file = corpus.paths.find((p) => p.startsWith("knowledge/") && p.endsWith(".md")) ?? corpus.paths[0]!
     /** Each operation's setup (a search to find a ref, a proposal to accept) runs before it, unmeasured. */
@@ -296,16 +330,25 @@ One more line from the benchmark.
       }
     }
     try {
-      const result: Record<string, { first: number; maxMs: number; p50Ms: number; rounds: number }> = {}
+      const result: Record<string, { first: number; maxMs: number; p50Ms: number; ownMaxMs?: number; ownP50Ms?: number; rounds: number }> = {}
       for (const [name, operation] of Object.entries(operations)) {
         // The first call opens databases and loads modules: reported apart from the steady state.
-        const first = await stallOf(await operation(0))
-        const samples: Array<number> = []
+        const first = (await stallOf(await operation(0))).wall
+        const samples: Array<{ wall: number; own: number | undefined }> = []
         for (let n = 1; n <= rounds; n++) samples.push(await stallOf(await operation(n)))
-        result[name] = { first, maxMs: Math.max(...samples), p50Ms: quantile(samples, 0.5), rounds }
+        const walls = samples.map((s) => s.wall)
+        const owns = samples.flatMap((s) => (s.own === undefined ? [] : [s.own]))
+        result[name] = {
+          first,
+          maxMs: Math.max(...walls),
+          p50Ms: quantile(walls, 0.5),
+          ...(owns.length === samples.length ? { ownMaxMs: Math.max(...owns), ownP50Ms: quantile(owns, 0.5) } : {}),
+          rounds
+        }
       }
       return result
     } finally {
+      if (schedstat !== undefined) closeSync(schedstat)
       await runtime.dispose()
     }
   },

@@ -47,7 +47,7 @@
 //   "writes": { "size", "files", "remember": { "runs", "medianMs", "medianCpuMs", "maxMs", "peakRssMb", "statuses" },
 //               "accept": { … }, "targets" } (an indexed 20,000-file bundle; --quick: 200)
 //   "stalls": { "size", "files", "rounds", "targetMs", "operations": { "search" | "show" | "remember" | "accept":
-//               { "maxMs" (longest event-loop stall over the rounds), "p50Ms", "first" (the first call's), "rounds" } } }
+//               { "maxMs" (longest event-loop stall over the rounds), "p50Ms", "ownMaxMs", "ownP50Ms" (less the run-queue wait, Linux), "first" (the first call's), "rounds" } } }
 //               (in-process, perf_hooks monitorEventLoopDelay at 1 ms; an indexed 5,000-item corpus; --quick: 200)
 //   "mcp": { "items", "firstAnswerMs", "search": { "calls", "p50Ms", "p95Ms" }, "rss": { "after1000Mb", "afterMb", "calls", "growthMb" },
 //            "targets" } (akm mcp over stdio with the MCP SDK client; the kept 5,000-item corpus; --quick: 200 items, 1,000 calls)

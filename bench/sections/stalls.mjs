@@ -3,7 +3,8 @@
 // accept of one file — run in-process (bench/driver.ts `stalls`) on an
 // indexed corpus, as an MCP server or an embedding program runs them. The
 // first call of each (databases opened, modules loaded) is reported apart, and
-// an idle row (a 20 ms sleep) shows the machine's own scheduling delay.
+// an idle row (a 20 ms sleep) shows the machine's own scheduling delay. "own"
+// figures leave out the time the machine kept the process waiting for a core.
 // Runnable alone: node bench/run.mjs --sections stalls
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,13 +29,23 @@ export const stallsSection = async ({ size, rounds, onProgress }) => {
   }
 }
 
+/**
+ * The verdict reads the stall the program made itself (`own`: the interval less
+ * the run-queue wait, decision 0053) where the platform reports it, else the
+ * wall figure; both are printed, so a loaded machine's delays stay visible.
+ */
 export const stallsRows = (section) => [
-  ["operation", "longest stall ms", "p50 stall ms", "first call ms", "target"],
-  ...Object.entries(section.operations).map(([name, o]) => [
-    name,
-    o.maxMs.toFixed(1),
-    o.p50Ms.toFixed(1),
-    o.first.toFixed(1),
-    name === "idle" ? "(noise floor)" : `≤ ${section.targetMs}${o.maxMs <= section.targetMs ? " ok" : " MISSED"}`
-  ])
+  ["operation", "longest stall ms", "p50 stall ms", "own longest ms", "own p50 ms", "first call ms", "target"],
+  ...Object.entries(section.operations).map(([name, o]) => {
+    const judged = o.ownMaxMs ?? o.maxMs
+    return [
+      name,
+      o.maxMs.toFixed(1),
+      o.p50Ms.toFixed(1),
+      o.ownMaxMs === undefined ? "-" : o.ownMaxMs.toFixed(1),
+      o.ownP50Ms === undefined ? "-" : o.ownP50Ms.toFixed(1),
+      o.first.toFixed(1),
+      name === "idle" ? "(noise floor)" : `≤ ${section.targetMs}${judged <= section.targetMs ? " ok" : " MISSED"}`
+    ]
+  })
 ]

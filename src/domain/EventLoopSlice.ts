@@ -48,3 +48,10 @@ export const nextSlice: Effect.Effect<void> = Effect.async<void>((resume) => {
 
 /** `nextSlice` when slicing is on and the slice is spent, else nothing: cheap enough to call every few dozen steps. */
 export const yieldIfSpent: Effect.Effect<void> = FiberRef.getWith(EventLoopSlicing, (slice) => (slice !== undefined && sliceSpent(slice) ? nextSlice : Effect.void))
+
+/**
+ * The check a long loop makes at its step `index`: `yieldIfSpent` at every
+ * `every`-th step (a power of two; 64 unless the steps are very short), else
+ * nothing, so the clock is read a few times per slice, not per step.
+ */
+export const yieldEvery = (index: number, every: number = 64): Effect.Effect<void> => ((index & (every - 1)) === every - 1 ? yieldIfSpent : Effect.void)

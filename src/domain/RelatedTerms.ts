@@ -165,6 +165,14 @@ const build = (): ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>> => {
   return map
 }
 
+/** Whether the table is built (a search builds it as a step of its own, decision 0053). */
+export const relatedTermsReady = (): boolean => byStem !== undefined
+
+/** Builds the table now: a few ms, once per process. */
+export const loadRelatedTerms = (): void => {
+  byStem ??= build()
+}
+
 /** The stem sequences related to one word's stem (each a word or a multi-word term); none for most words. */
 export const relatedStems = (stem: string): ReadonlyArray<ReadonlyArray<string>> => {
   byStem ??= build()

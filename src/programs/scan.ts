@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
-import { yieldIfSpent } from "../domain/EventLoopSlice.js"
+import { yieldEvery, yieldIfSpent } from "../domain/EventLoopSlice.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
 import { readLint, storedLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
@@ -123,7 +123,7 @@ export const scanStreamed = <E, R>(
     const projectOrder: Array<number> = []
     for (const [n, i] of order.entries()) {
       // A refresh after one write passes over every item: the event loop turns between slices (decision 0048).
-      if ((n & 63) === 63) yield* yieldIfSpent
+      yield* yieldEvery(n)
       const plan = kept[i]!
       const ref = `${info.name}//${plan.conceptId}`
       const stored = reuse?.reusable(plan, ref)
@@ -165,15 +165,22 @@ export const scanStreamed = <E, R>(
       })
     yield* (yield* ItemProjector).run(job, take)
     if (batch.length > 0) yield* emit(batch, batchInputs)
-    for (const own of found) if (own !== undefined) diagnostics.push(...own)
+    for (let i = 0; i < found.length; i++) {
+      yield* yieldEvery(i, 256)
+      const own = found[i]
+      if (own !== undefined) diagnostics.push(...own)
+    }
 
     if (adapter.lintBundle !== undefined) {
       const lintBundle = adapter.lintBundle
       const projected: Array<LintItem> = []
-      linted.forEach((text, i) => {
+      // Parsing every item's lint projection is a pass over the bundle: the loop turns between slices (decision 0053).
+      for (let i = 0; i < linted.length; i++) {
+        yield* yieldEvery(i)
+        const text = linted[i]
         if (typeof text === "string") projected.push(readLint(kept[i]!, text))
         else if (text?.lint !== undefined) projected.push(storedLint(text, text.lint))
-      })
+      }
       const lint = yield* Effect.suspend(() => lintBundle(ctx, projected)).pipe(
         Effect.catchAllDefect((cause) =>
           Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
@@ -185,6 +192,8 @@ export const scanStreamed = <E, R>(
         return ref === undefined || d.ref !== undefined ? d : { ...d, ref }
       }))
     }
+    // The summary sorts every finding of the bundle: a slice of its own when this one is spent.
+    yield* yieldIfSpent
     return summary(items, true)
   })
 

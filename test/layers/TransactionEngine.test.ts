@@ -4,6 +4,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Either } from "effect"
+import { EventLoopSlicing } from "../../src/domain/EventLoopSlice.js"
 import * as git from "isomorphic-git"
 import { afterEach, describe, expect, it } from "vitest"
 import { builtInRegistry, makeAdapters } from "../../src/layers/adapters/registry.js"
@@ -423,5 +424,46 @@ describe("TransactionEngine: finished records and damaged journals (issue 13 ite
     expect(read(ws.root, "knowledge/a.md")).toBe("old a")
     expect(Either.getOrThrow(await run(engine.inspect))).toEqual([])
     expect(txnEntries(ws)).toEqual([])
+  })
+})
+
+describe("TransactionEngine: the write set and the event loop (decision 0053)", () => {
+  it("lets the event loop turn between the files of a set, in the same on-disk order, and writes the same files", async () => {
+    const ws = workspace({ "knowledge/a.md": "a", "knowledge/b.md": "b" })
+    // Crash points and event-loop turns in one log: a turn between two files' writes shows the loop was free.
+    const log: Array<string> = []
+    let handle: NodeJS.Immediate | undefined
+    const beat = () => {
+      if (log.at(-1) !== "turn") log.push("turn")
+      handle = setImmediate(beat)
+    }
+    const engine = engineOver(ws, { crashPoints: { reach: (point) => void log.push(point) } })
+    const changes = [
+      { bundle: "notes", path: "knowledge/a.md", beforeHash: sha256("a"), after: "a2" },
+      { bundle: "notes", path: "knowledge/b.md", beforeHash: sha256("b"), after: "b2" },
+      { bundle: "notes", path: "knowledge/c.md", beforeHash: null, after: "c" }
+    ]
+    handle = setImmediate(beat)
+    try {
+      // A zero-length slice: every step of the set lets the loop turn.
+      const result = await run(Effect.locally(engine.apply({ id: "sliced", changes, validate: false }), EventLoopSlicing, 0))
+      expect(Either.isRight(result)).toBe(true)
+    } finally {
+      clearImmediate(handle)
+    }
+    expect(read(ws.root, "knowledge/a.md")).toBe("a2")
+    expect(read(ws.root, "knowledge/b.md")).toBe("b2")
+    expect(read(ws.root, "knowledge/c.md")).toBe("c")
+    const points = log.filter((p) => p !== "turn")
+    const writes = log.flatMap((p, i) => (p === "write" ? [i] : []))
+    expect(writes).toHaveLength(3)
+    // Same order of steps as the synchronous set: journal, backups, each temp then its rename, commit mark.
+    expect(points.slice(points.indexOf("after-journal"), points.indexOf("after-commit-mark") + 1)).toEqual([
+      "after-journal", "backup", "backup",
+      "temp-written", "write", "temp-written", "write", "temp-written", "write",
+      "after-writes", "after-commit-mark"
+    ])
+    // The loop turned between the first file's rename and the second file's temp write.
+    expect(log.slice(writes[0]!, writes[1]!)).toContain("turn")
   })
 })

@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Clock, type Context, Effect, FiberRef, Layer, Option } from "effect"
 import type { Diagnostic } from "../../domain/Diagnostic.js"
+import { yieldIfSpent } from "../../domain/EventLoopSlice.js"
 import type { WorkspaceUnavailable } from "../../domain/Errors.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import type { WorkspacePaths } from "../../domain/Paths.js"
@@ -48,7 +49,7 @@ import {
   type Journal,
   type RetireRecord
 } from "./transaction/Journal.js"
-import { finishedId, inspectJournals, io, locateSafely as locateSafelyIn, workspaceDirs } from "./transaction/Inspect.js"
+import { finishedId, inspectJournals, io, locateSafely as locateSafelyIn, unavailable, workspaceDirs } from "./transaction/Inspect.js"
 import { holdsLease, withLease } from "./transaction/Lease.js"
 import { finalTargets, removeTemps, rollBack, tempName, type LocatedJournal } from "./transaction/Recovery.js"
 import { currentHash, idProblem, locate, lstatOrUndefined, readIfExists, sha256, workspaceStateProblem, type WorkspaceDirs } from "./transaction/Target.js"
@@ -193,44 +194,79 @@ const locatedOf = (journal: Journal, steps: ReadonlyArray<Step>): LocatedJournal
 })
 
 /**
- * Steps 6–9: journal, backups, writes, deletes, commit mark. Throws on an I/O
+ * Steps 6–9: journal, backups, writes, deletes, commit mark. Fails on an I/O
  * failure after rolling back what it wrote (a rollback that fails itself
- * leaves the journal for recovery).
+ * leaves the journal for recovery). Each step is synchronous, in the same
+ * order as ever, but the event loop may turn between two steps once the
+ * slice is spent (decision 0053): a write set of many files, each with its
+ * fsyncs, no longer blocks an MCP server's timers from start to end. The
+ * whole set is uninterruptible, so an interruption waits for the commit mark
+ * or the rollback exactly as the synchronous set did.
  */
-const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>, crashPoint: (point: string) => void): void => {
-  writeJournal(paths.txnDir, journal)
-  crashPoint("after-journal")
-  try {
-    for (const step of steps) {
-      if (step.before === undefined) continue
-      putBlob(paths.archiveDir, step.before)
-      crashPoint("backup")
+const writeSet = (paths: EngineOptions["paths"], journal: Journal, steps: ReadonlyArray<Step>, crashPoint: (point: string) => void): Effect.Effect<void, WorkspaceUnavailable> => {
+  const where = transactionDir(paths.txnDir, journal.id)
+  /** One synchronous step; a throw is kept as it was, for the rollback below. */
+  const step = (f: () => void) => Effect.zipRight(Effect.try({ try: f, catch: (error) => error }), yieldIfSpent)
+  const writes = Effect.gen(function* () {
+    for (const s of steps) {
+      if (s.before === undefined) continue
+      yield* step(() => {
+        putBlob(paths.archiveDir, s.before!)
+        crashPoint("backup")
+      })
     }
-    makeDirs(journal.createdDirs.map((d) => path.join(journal.bundles[d.bundle]!.root, d.path)))
-    for (const step of steps) {
-      if (step.after === undefined) continue
-      const temp = path.join(step.bundle.root, step.temp)
-      writeTemp(temp, step.after, step.mode)
-      crashPoint("temp-written")
-      commitTemp(temp, step.absolute)
-      crashPoint("write")
+    yield* step(() => makeDirs(journal.createdDirs.map((d) => path.join(journal.bundles[d.bundle]!.root, d.path))))
+    for (const s of steps) {
+      if (s.after === undefined) continue
+      yield* step(() => {
+        const temp = path.join(s.bundle.root, s.temp)
+        writeTemp(temp, s.after!, s.mode)
+        crashPoint("temp-written")
+        commitTemp(temp, s.absolute)
+        crashPoint("write")
+      })
     }
-    for (const step of steps) {
-      if (step.after !== undefined) continue
-      removeFile(step.absolute)
-      crashPoint("delete")
+    for (const s of steps) {
+      if (s.after !== undefined) continue
+      yield* step(() => {
+        removeFile(s.absolute)
+        crashPoint("delete")
+      })
     }
-    crashPoint("after-writes")
-    writeJournal(paths.txnDir, { ...journal, phase: "committed" })
-  } catch (error) {
-    // A mark that reached the disk despite the error stands; otherwise the set is undone now.
-    const onDisk = readJournal(paths.txnDir, journal.id)
-    if (typeof onDisk === "object" && onDisk.phase === "committed") return
-    const problems = rollBack(locatedOf(journal, steps), paths.archiveDir)
-    if (problems.length === 0) removeRecord(paths.txnDir, journal.id, JOURNAL_FILE)
-    throw error
-  }
-  crashPoint("after-commit-mark")
+    yield* step(() => {
+      crashPoint("after-writes")
+      writeJournal(paths.txnDir, { ...journal, phase: "committed" })
+    })
+  })
+  // A mark that reached the disk despite the error stands; otherwise the set is undone now.
+  const undo = (error: unknown) =>
+    Effect.flatMap(
+      Effect.try({
+        try: () => {
+          const onDisk = readJournal(paths.txnDir, journal.id)
+          if (typeof onDisk === "object" && onDisk.phase === "committed") return true
+          const problems = rollBack(locatedOf(journal, steps), paths.archiveDir)
+          if (problems.length === 0) removeRecord(paths.txnDir, journal.id, JOURNAL_FILE)
+          return false
+        },
+        catch: (rollbackError) => rollbackError
+      }),
+      (committed) => (committed ? Effect.void : Effect.fail(error))
+    )
+  return Effect.try({
+    try: () => {
+      writeJournal(paths.txnDir, journal)
+      crashPoint("after-journal")
+    },
+    catch: (error) => error
+  }).pipe(
+    Effect.zipRight(yieldIfSpent),
+    Effect.zipRight(Effect.catchAll(Effect.as(writes, true), (error) => Effect.as(undo(error), false))),
+    // As before, a mark found on disk after an error returns at once, without this point.
+    Effect.flatMap((written) => (written ? Effect.try({ try: () => crashPoint("after-commit-mark"), catch: (error) => error }) : Effect.void)),
+    Effect.mapError((cause) => unavailable(where, cause)),
+    Effect.uninterruptible
+  )
 }
 
 /** Step 11 for every bundle of the set that commits to git; a failure is a warning, the files stay final. */
@@ -393,7 +429,7 @@ export const makeTransactionEngine = (options: EngineOptions): Transaction["Type
       // Steps 6–9, then 11, then the journal goes. A listing shared under a held lease stops being the tree here.
       yield* forgetSharedWalks
       const journal = journalOf(request.id, op, request.message, steps, yield* Clock.currentTimeMillis, request.gitCommit)
-      yield* io(transactionDir(paths.txnDir, request.id), () => writeSet(paths, journal, steps, crashPoint))
+      yield* writeSet(paths, journal, steps, crashPoint)
       const git = yield* commitToGit(journal, locatedOf(journal, steps), crashPoint)
       // The finished record outlives the journal until the caller has recorded the outcome.
       yield* io(paths.txnDir, () => writeFinished(paths.txnDir, { ...journal, phase: "committed" }))

@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
 import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
+import { yieldEvery } from "../../../domain/EventLoopSlice.js"
 import { findSection, normalize as normalizeRef, parse as parseRef } from "../../../domain/Ref.js"
 import { frontmatterKeyLines } from "../core/Frontmatter.js"
 import type { RuleBook } from "../core/RuleBook.js"
@@ -77,7 +78,7 @@ export const lintAkm = (ctx: ValidateContext, items: Items, book: RuleBook): Eff
  * its text holds the id's last segment (every form of a ref to an id does).
  */
 export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: ReadonlySet<string>, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
-  Effect.suspend(() => {
+  Effect.gen(function* () {
     const names = [...changed].map((id) => id.slice(id.lastIndexOf("/") + 1))
     const namesChanged = (ref: string): boolean => {
       const text = normalizeRef(ref)
@@ -87,8 +88,14 @@ export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: Read
       const { bundle: other, conceptId } = parsed.right
       return (other === undefined || other === ctx.bundle.name) && (changed.has(conceptId) || changed.has(expandShortRef(conceptId)))
     }
-    const subjects = items.filter((item) => changed.has(item.plan.conceptId) || refsOf(item).some(([, ref]) => namesChanged(ref)))
-    return lintSubjects(ctx, items, subjects, book)
+    // A pass over every item of the bundle: the event loop turns between slices (decision 0053).
+    const subjects: Array<LintItem> = []
+    for (let i = 0; i < items.length; i++) {
+      yield* yieldEvery(i)
+      const item = items[i]!
+      if (changed.has(item.plan.conceptId) || refsOf(item).some(([, ref]) => namesChanged(ref))) subjects.push(item)
+    }
+    return yield* lintSubjects(ctx, items, subjects, book)
   })
 
 /** The findings about `subjects`, with every item of `items` known. */
@@ -105,7 +112,9 @@ const lintSubjects = (ctx: ValidateContext, items: Items, subjects: Items, book:
         return headings
       })
     const out: Array<Diagnostic> = []
-    for (const item of subjects) {
+    for (let i = 0; i < subjects.length; i++) {
+      yield* yieldEvery(i)
+      const item = subjects[i]!
       const { plan, projection } = item
       const refs = refsOf(item)
       const problems: Array<readonly [string, string]> = []
