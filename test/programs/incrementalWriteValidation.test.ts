@@ -114,6 +114,35 @@ describe("incremental write validation still runs the whole-bundle rules", () =>
       expect(codes(found.introduced)).toEqual(["broken-ref knowledge/short.md", "broken-ref knowledge/short.md", "broken-ref memories/m20.md", "broken-ref memories/m4.md", "dangling-link memories/m4.md"])
     }).pipe(Effect.provide(AkmTest)))
 
+  // Creates and deletes pair the two trees' items by concept id in one pass (decision 0052): an item only one tree
+  // plans, or planned differently in each, is judged in both, and the rest cancel as before.
+  it.effect("a new file that an untouched item's broken link and ref named makes them valid; an edit beside it keeps its old broken link", () =>
+    Effect.gen(function* () {
+      const root = yield* indexedBundleWith({
+        "knowledge/waiting.md": "---\ndescription: Waits\nxrefs: [memories/later]\n---\n# Waiting\n\nSee [later](../memories/later.md).\n",
+        "knowledge/stale.md": "---\ndescription: Stale\n---\n# Stale\n\nSee [gone](gone.md).\n"
+      })
+      const found = yield* validateBoth([
+        { bundle: "w", path: "memories/later.md", beforeHash: null, after: "---\ndescription: Later\n---\n# Later\n\nHere now.\n" },
+        { bundle: "w", path: "knowledge/stale.md", beforeHash: hashOf(root, "knowledge/stale.md"), after: text(root, "knowledge/stale.md").replace("# Stale", "# Still stale") }
+      ])
+      expect(found.introduced).toEqual([])
+    }).pipe(Effect.provide(AkmTest)))
+
+  it.effect("a concept id moved to a new file (delete one, create its twin) with a broken link, and a duplicate created beside it", () =>
+    Effect.gen(function* () {
+      const root = yield* indexedBundle
+      const task = text(root, "tasks/nightly.yml")
+      const found = yield* validateBoth([
+        { bundle: "w", path: "tasks/nightly.yml", beforeHash: hashOf(root, "tasks/nightly.yml"), delete: true },
+        { bundle: "w", path: "tasks/nightly.yaml", beforeHash: null, after: task },
+        { bundle: "w", path: "memories/m9.markdown", beforeHash: null, after: text(root, "memories/m9.md").replace("(m10.md)", "(m99.md)") },
+        { bundle: "w", path: "memories/fresh.md", beforeHash: null, after: "---\ndescription: Fresh\nxrefs: [memories/m3]\n---\n# Fresh\n\nSee [three](m3.md) and [none](none.md).\n" }
+      ])
+      expect(codes(found.introduced)).toContain("dangling-link memories/fresh.md")
+      expect(codes(found.introduced)).not.toContain("duplicate-concept-id tasks/nightly.yaml")
+    }).pipe(Effect.provide(AkmTest)))
+
   it.effect("a clean edit introduces nothing", () =>
     Effect.gen(function* () {
       const root = yield* indexedBundle

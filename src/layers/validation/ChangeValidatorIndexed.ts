@@ -158,39 +158,64 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
           tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
         }
       })
-    // What stands in for each item before the changes (an edit's is decided by the check after them).
-    const standIn = new Map<string, ItemInputs>()
+    // A create or delete: the before tree's items by concept id, so one pass over the after tree pairs them
+    // (decision 0052). The before tree's lint items keep its plan order (rules such as a duplicate name pick by
+    // order), so they are placed by plan index and gathered after the pass.
+    const beforeIndex = new Map<string, number>()
+    const beforeLint: Array<LintItem | undefined> = same || !linting ? [] : new Array(beforePlans.kept.length)
+    const paired: Array<boolean> = same ? [] : new Array(beforePlans.kept.length)
     if (!same) {
-      for (const [index, plan] of beforePlans.kept.entries()) {
-        if ((index & 63) === 63) yield* yieldIfSpent
-        const stored = reuse.before(plan, refOf(plan))
-        if (stored !== undefined) standIn.set(refOf(plan), stored)
-      }
+      for (const [index, plan] of beforePlans.kept.entries()) beforeIndex.set(plan.conceptId, index)
     }
-    const cancelled = new Set<string>()
+    /** A before-tree item: its findings, and its lint item in its plan's slot. */
+    const ownBefore = (plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
+      Effect.gen(function* () {
+        unshared.add(plan.conceptId)
+        const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, before.ctx, noHash, plan, index)
+        if (stored === undefined) projected++
+        before.diagnostics.push(...item.diagnostics)
+        if (linting && item.lint !== undefined) {
+          beforeLint[index] = stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint)
+          before.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
+        }
+      })
     for (const [index, plan] of afterPlans.kept.entries()) {
       // Thousands of items in one pass: the event loop turns between slices (decision 0048).
       if ((index & 63) === 63) yield* yieldIfSpent
       const ref = refOf(plan)
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reuse.after(plan, ref)
-      if (stored !== undefined && (same || standIn.get(ref) === stored)) {
-        cancelled.add(ref)
+      if (same) {
+        if (stored !== undefined) {
+          shared(after, stored)
+          shared(before, stored)
+          continue
+        }
+        yield* own(after, plan, ref, index, stored)
+        yield* own(before, plan, ref, index, reuse.before(plan, ref))
+        continue
+      }
+      // An item both trees plan alike and the index stands in for in both: its findings cancel.
+      const at = beforeIndex.get(plan.conceptId)
+      const beforePlan = at === undefined ? undefined : beforePlans.kept[at]!
+      const standIn = beforePlan === undefined ? undefined : reuse.before(beforePlan, ref)
+      if (at !== undefined) paired[at] = true
+      if (stored !== undefined && standIn === stored) {
         shared(after, stored)
-        if (same) shared(before, stored)
+        if (linting && stored.lint !== undefined) beforeLint[at!] = storedLint(stored, stored.lint)
         continue
       }
       yield* own(after, plan, ref, index, stored)
-      if (same) yield* own(before, plan, ref, index, reuse.before(plan, ref))
+      if (at !== undefined) yield* ownBefore(beforePlan!, ref, at, standIn)
     }
     if (!same) {
+      // Items only the before tree plans (a delete).
       for (const [index, plan] of beforePlans.kept.entries()) {
-        if ((index & 63) === 63) yield* yieldIfSpent
-        const ref = refOf(plan)
-        const stored = standIn.get(ref)
-        if (stored !== undefined && cancelled.has(ref)) shared(before, stored)
-        else yield* own(before, plan, ref, index, stored)
+        if ((index & 255) === 255) yield* yieldIfSpent
+        if (paired[index] === true) continue
+        yield* ownBefore(plan, refOf(plan), index, reuse.before(plan, refOf(plan)))
       }
+      if (linting) for (const item of beforeLint) if (item !== undefined) before.lint.push(item)
     }
     yield* lintTree(adapter, before, unshared)
     yield* lintTree(adapter, after, unshared)
