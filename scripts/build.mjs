@@ -138,6 +138,30 @@ const FAST_BUNDLES = [
 ]
 
 /**
+ * node:crypto costs 1.5–4 ms of CPU to load (its JavaScript is not in Node's
+ * start-up snapshot), and a read command loaded it at start only because the
+ * modules it carries (the redactor, leases, @effect/platform's FileSystem)
+ * import hash and random functions it may never call. In the fast bundles
+ * node:crypto is a module of getters that loads the real one on first use
+ * (docs/decisions/0055-read-command-startup.md); the names are node:crypto's own.
+ */
+const lazyCrypto = {
+  name: "lazy-node-crypto",
+  setup(build) {
+    build.onResolve({ filter: /^(node:)?crypto$/ }, (args) =>
+      args.namespace === "lazy-crypto" ? { path: "node:crypto", external: true } : { path: "crypto", namespace: "lazy-crypto" })
+    build.onLoad({ filter: /.*/, namespace: "lazy-crypto" }, () => {
+      const names = Object.keys(createRequire(import.meta.url)("node:crypto"))
+      const contents = [
+        'let loaded; const crypto = () => (loaded ??= require("node:crypto"));',
+        `for (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, { enumerable: true, get: () => crypto()[name] });`
+      ].join("\n")
+      return { contents, loader: "js" }
+    })
+  }
+}
+
+/**
  * The fast bundles carry better-sqlite3's JavaScript (the addon is loaded by path, src/layers/sqlite/addon.ts):
  * Node's loader would otherwise resolve and compile its ten files on every call, without a code cache.
  */
@@ -148,10 +172,11 @@ const FAST_EXTERNAL = [...common.external.filter((name) => name !== "better-sqli
  * names the code cache after it, so a cache never outlives the bundle it was
  * made from. No source map: Node does not apply one to code compiled with vm.Script.
  */
-const buildCli = async (name, contents, external = common.external) => {
+const buildCli = async (name, contents, external = common.external, plugins = common.plugins) => {
   const result = await build({
     ...common,
     external,
+    plugins,
     stdin: { contents, resolveDir: root, sourcefile: `akm-${name}.ts`, loader: "ts" },
     outfile: join(staging, `cli/${name}.cjs`),
     format: "cjs",
@@ -268,7 +293,7 @@ try {
   // `akm __complete` (shell completion) answers from its own small bundle, on the command tree read here once from main's descriptors.
   writeFileSync(join(staging, "cli", "command-tree.json"), JSON.stringify(built.commandTree()))
   await buildCli("complete", 'export { runComplete } from "./src/cli/completeRun.js"', FAST_EXTERNAL)
-  for (const fast of FAST_BUNDLES) await buildCli(fast.name, `export { ${fast.run} } from "./src/cli/fast/${fast.source}.js"`, FAST_EXTERNAL)
+  for (const fast of FAST_BUNDLES) await buildCli(fast.name, `export { ${fast.run} } from "./src/cli/fast/${fast.source}.js"`, FAST_EXTERNAL, [...common.plugins, lazyCrypto])
   // `akm mcp`: the MCP server (@effect/ai) in a bundle of its own, loaded by that command alone (docs/decisions/0021-mcp-server.md).
   await buildCli("mcp", 'export { startMcp } from "./src/cli/mcp/start.js"')
   await buildProjectorWorker()

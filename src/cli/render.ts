@@ -36,16 +36,28 @@ const plain: Style = { bold: (s) => s, dim: (s) => s, red: (s) => s, green: (s) 
 // carrying a per-process random token, and only markers with that token
 // become ANSI codes after the neutralising pass.
 
-/** Unforgeable by bundle text: chosen when the process starts. */
-const STYLE_TOKEN = randomBytes(8).toString("hex")
-const styleMark = (code: number) => `\uE000${STYLE_TOKEN}:${code}\uE001`
-const STYLE_MARK = new RegExp(`\uE000${STYLE_TOKEN}:(\\d+)\uE001`, "g")
+/**
+ * Unforgeable by bundle text: chosen once per process, on the first styled
+ * text — a command that prints none never loads node:crypto for it
+ * (docs/decisions/0055-read-command-startup.md).
+ */
+let styleToken: { readonly token: string; readonly mark: RegExp } | undefined
+const style = () => {
+  if (styleToken === undefined) {
+    const token = randomBytes(8).toString("hex")
+    styleToken = { token, mark: new RegExp(`\uE000${token}:(\\d+)\uE001`, "g") }
+  }
+  return styleToken
+}
+const styleMark = (code: number) => `\uE000${style().token}:${code}\uE001`
+/** Text without a style mark is returned as it is: no mark can match it. */
+const replaceMarks = (s: string, by: (code: string) => string): string => (s.includes("\uE000") ? s.replace(style().mark, (_, code: string) => by(code)) : s)
 
 /** Makes text safe for a terminal (domain/TerminalText.ts). */
 export { neutralise }
 
 /** Neutralises a rendered text and then turns akm's own style markers into ANSI codes. */
-export const forTerminal = (s: string): string => neutralise(s).replace(STYLE_MARK, (_, code: string) => `\u001b[${code}m`)
+export const forTerminal = (s: string): string => replaceMarks(neutralise(s), (code) => `\u001b[${code}m`)
 
 /** JSON.stringify leaves DEL and C1 controls raw; escape them so JSON is inert on a terminal too. */
 const escapeJsonControls = (s: string): string => s.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
@@ -121,7 +133,7 @@ export const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
 }
 
 /** Width on the terminal: without style markers, with controls as they will print. */
-const visibleLength = (s: string): number => neutralise(s.replace(STYLE_MARK, "")).length
+const visibleLength = (s: string): number => neutralise(replaceMarks(s, () => "")).length
 
 export const formatBytes = (bytes: number | null): string =>
   bytes === null ? "-" : bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`

@@ -145,13 +145,30 @@ const BROADER: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["stylesheet", ["assets", "static files"]]
 ]
 
-/** Stem sequences related to a word's stem, built once. */
-let byStem: ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>> | undefined
+/** Each word's stems, computed once (the pairs below name every word many times). */
+const stemsOf = new Map<string, ReadonlyArray<string>>()
+const termsOf = (word: string): ReadonlyArray<string> => {
+  let known = stemsOf.get(word)
+  if (known === undefined) stemsOf.set(word, (known = terms(word)))
+  return known
+}
 
-const build = (): ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>> => {
+/**
+ * Stem sequences related to a word's stem, built per two-letter prefix on
+ * first use: stemming the whole vocabulary cost every search and curate
+ * 8–12 ms of CPU at start (docs/decisions/0055-read-command-startup.md), and a
+ * question needs the entries of a few prefixes. The stemmer only rewrites
+ * endings, so a word's stem starts as the word does
+ * (test/domain/RelatedTermsLazy.test.ts checks every entry lands under the
+ * prefix it is looked up by).
+ */
+const byPrefix = new Map<string, ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>>>()
+
+/** The entries whose word starts with `prefix` (every entry when undefined), in the vocabulary's order. */
+export const buildRelated = (prefix?: string): ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>> => {
   const map = new Map<string, Array<ReadonlyArray<string>>>()
   const add = (from: string, to: ReadonlyArray<string>) => {
-    const own = terms(from)
+    const own = termsOf(from)
     // Only a one-word entry is looked up: a question's words are read one by one.
     if (own.length !== 1) return
     const key = own[0]!
@@ -160,21 +177,17 @@ const build = (): ReadonlyMap<string, ReadonlyArray<ReadonlyArray<string>>> => {
     if (!list.some((l) => l.length === to.length && l.every((s, i) => s === to[i]))) list.push(to)
     map.set(key, list)
   }
-  for (const sense of SENSES) for (const from of sense) for (const to of sense) if (from !== to) add(from, terms(to))
-  for (const [narrow, broad] of BROADER) for (const to of broad) add(narrow, terms(to))
+  const wanted = (from: string) => prefix === undefined || from.slice(0, 2) === prefix
+  for (const sense of SENSES) for (const from of sense) if (wanted(from)) for (const to of sense) if (from !== to) add(from, termsOf(to))
+  for (const [narrow, broad] of BROADER) if (wanted(narrow)) for (const to of broad) add(narrow, termsOf(to))
   return map
-}
-
-/** Whether the table is built (a search builds it as a step of its own, decision 0053). */
-export const relatedTermsReady = (): boolean => byStem !== undefined
-
-/** Builds the table now: a few ms, once per process. */
-export const loadRelatedTerms = (): void => {
-  byStem ??= build()
 }
 
 /** The stem sequences related to one word's stem (each a word or a multi-word term); none for most words. */
 export const relatedStems = (stem: string): ReadonlyArray<ReadonlyArray<string>> => {
-  byStem ??= build()
-  return byStem.get(stem) ?? []
+  const prefix = stem.slice(0, 2)
+  if (prefix === "") return []
+  let entries = byPrefix.get(prefix)
+  if (entries === undefined) byPrefix.set(prefix, (entries = buildRelated(prefix)))
+  return entries.get(stem) ?? []
 }

@@ -15,7 +15,6 @@ import { bundleNotFound } from "./bundle/notFound.js"
 import { showNext } from "./showNext.js"
 import { nextTurn } from "../domain/NextTurn.js"
 import { yieldIfSpent } from "../domain/EventLoopSlice.js"
-import { loadRelatedTerms, relatedTermsReady } from "../domain/RelatedTerms.js"
 
 /**
  * Candidates re-ranked per search: three times the limit and at least 50, so
@@ -278,10 +277,8 @@ export const searchIndexed = (input: SearchInput, started: bigint) => Effect.gen
   } else {
     const pool = Math.max(limit * POOL_FACTOR, POOL_MIN)
     const { set, ranked } = yield* lexicalCandidates(store, parsed, filters, pool)
-    // The query and the ranking are each a few ms: the loop may turn between them, and the related-terms
-    // table the ranking reads is built on a process's first search as a step of its own (decision 0053).
+    // The query and the ranking are each a few ms: the loop may turn between them (decision 0053).
     yield* yieldIfSpent
-    if (!relatedTermsReady()) yield* Effect.zipRight(Effect.sync(loadRelatedTerms), yieldIfSpent)
     terms = snippetTerms(ranked)
     const weights = groupWeights(set.documentFrequency, set.documentCount)
     const ordered = withFeedback(ranked, yield* followSuccessors(store, ranked, rankCandidates(ranked, set.candidates, weights, nowMs), set.replaced ?? [], filters, weights, nowMs), weights)
