@@ -207,6 +207,25 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 )
 
 /**
+ * Words a spoken question frames itself with rather than naming its subject
+ * ("users *still see* old css", "what should I call a *new* table"), dropped
+ * from queries like STOPWORDS (never from the index; not used by curate's or
+ * rules' word sets, which keep STOPWORDS alone). From the conversational part
+ * of the standard English stop lists (SMART's: see, still, already, new,
+ * seem, something, sure, able, try, know …), decision 0056. Motivated by the
+ * tuning half's nl/naming-tables (the decoy `skills/database-migrations`
+ * ranked first on "new") and nl/purge-cdn (`scripts/find-large-files.sh`
+ * ranked second on "see" alone). Not the get/keep forms: nl/too-many-requests'
+ * answer says "get" ("clients are getting 429 …") and a rule says what to
+ * "keep" (nl/rule-env-file); both lost their answer when those were in.
+ */
+export const FRAMING_WORDS: ReadonlySet<string> = new Set(
+  ("see still already also really actually new seem seems something anything everything thing things anymore " +
+    "even now ever yet instead sure able try trying going happen happens happening know")
+    .split(" ")
+)
+
+/**
  * Short forms developers type for words documents spell out, and back: a
  * query word also matches its counterpart (nl/snapshot-db "prod database"
  * finds "production database"). Only unambiguous, common pairs.
@@ -300,7 +319,7 @@ export const parseQuery = (raw: string): ParsedQuery => {
   }
   words.push(...tokenize(rest))
   const allStems = [...phrases.flat(), ...words].map(stem)
-  const content = words.filter((w) => !STOPWORDS.has(w))
+  const content = words.filter((w) => !STOPWORDS.has(w) && !FRAMING_WORDS.has(w))
   const kept = content.length > 0 || phrases.length > 0 ? content : words
 
   const seen = new Set<string>()

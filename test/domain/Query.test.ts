@@ -91,6 +91,18 @@ describe("parseQuery", () => {
     expect(stems("what is the")).toEqual(["what", "is", "the"])
   })
 
+  it("drops the words a question frames itself with, unless the query is nothing else (decision 0056)", () => {
+    // nl/naming-tables, nl/purge-cdn of the tuning half: "new", "still" and "see" name no subject.
+    expect(stems("what should I call a new table in the database")).toEqual(["call", "tabl", "databas"])
+    expect(stems("users still see old css after the deploy")).toEqual(["user", "old", "css", "deploi"])
+    // Alone they are the query: "new" and "see" are still searchable.
+    expect(stems("new")).toEqual(["new"])
+    expect(stems("see also")).toEqual(["see", "also"])
+    // "getting" and "keep" carry the subject (nl/too-many-requests, nl/rule-env-file): kept.
+    expect(stems("clients are getting 429 errors")).toEqual(["client", "get", "429", "error"])
+    expect(stems("keep secrets in a .env file")).toEqual(["keep", "secret", "env", "file"])
+  })
+
   it("splits -/_ and counts a repeated word once", () => {
     expect(stems("docker-homelab docker_homelab")).toEqual(["docker", "homelab"])
     expect(stems("deploy deploys deploying")).toEqual(["deploi"])
