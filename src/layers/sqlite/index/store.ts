@@ -1,7 +1,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
-import { yieldEvery } from "../../../domain/EventLoopSlice.js"
+import { sliceEnds, yieldIfSpent } from "../../../domain/EventLoopSlice.js"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
@@ -184,7 +184,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           // Parsed in slices: 5,000 items' inputs took 10–20 ms of JSON.parse in one piece (decision 0048).
           const inputs = new Map<string, ItemInputs>()
           for (const [i, row] of rows.entries()) {
-            yield* yieldEvery(i, 256)
+            if (sliceEnds(i, 256)) yield* yieldIfSpent
             inputs.set(row.ref, JSON.parse(row.inputs) as ItemInputs)
           }
           inputsCache = key === undefined ? undefined : { key, inputs }
