@@ -54,4 +54,12 @@ export const yieldIfSpent: Effect.Effect<void> = FiberRef.getWith(EventLoopSlici
  * `every`-th step (a power of two; 64 unless the steps are very short), else
  * nothing, so the clock is read a few times per slice, not per step.
  */
-export const yieldEvery = (index: number, every: number = 64): Effect.Effect<void> => ((index & (every - 1)) === every - 1 ? yieldIfSpent : Effect.void)
+export const yieldEvery = (index: number, every: number = 64): Effect.Effect<void> => (sliceEnds(index, every) ? yieldIfSpent : Effect.void)
+
+/**
+ * Whether step `index` is one where yieldEvery checks the slice: a loop over
+ * 20,000 items that asks this first and yields `yieldIfSpent` only then
+ * spares 20,000 passes of `Effect.void` through the fiber (≈ 20 ms of CPU in
+ * a fresh process, where a write's refresh runs).
+ */
+export const sliceEnds = (index: number, every: number = 64): boolean => (index & (every - 1)) === every - 1

@@ -111,17 +111,22 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
     listingChanged = true
     for (const dir of ancestors(p)) dirty.add(dir)
   }
-  const now = new Set<string>()
+  // Listed files the manifest has: when that is every manifest file, none went away and the manifest need not be
+  // walked again (a write's refresh of 20,000 files; paths are unique in both lists).
+  let remembered = 0
   for (const f of files) {
-    now.add(f.path)
     const was = before.get(f.path)
     if (was === undefined) listed(f.path)
+    else remembered++
     if (was === undefined || !sameFile(f, was)) dirty.add(f.path)
   }
-  for (const f of manifest.files) {
-    if (now.has(f.path)) continue
-    dirty.add(f.path)
-    listed(f.path)
+  if (remembered !== manifest.files.length) {
+    const now = new Set(files.map((f) => f.path))
+    for (const f of manifest.files) {
+      if (now.has(f.path)) continue
+      dirty.add(f.path)
+      listed(f.path)
+    }
   }
   // The tree as it is, without the pending changes: what `unchanged` answers.
   const dirtyNow = new Set(dirty)

@@ -123,14 +123,12 @@ export const rescanReason = (
 
 const FILES_CHANGED = "files changed"
 
-/** What an absolute path under `root` starts with, as manifestFiles looks it up (no path.join per kept file: 20,000 joins on a write's refresh). */
+/** What an absolute path under `root` starts with: a document's file less this is the bundle-relative path the manifest keys (kept items, 20,000 on a write's refresh, need no join). */
 const rootPrefix = (root: string) => (root.endsWith("/") ? root : `${root}/`)
 
-/** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash (keyed by absolute path). */
-const manifestFiles = (root: string, files: ReadonlyArray<FileMeta>, single: ReadonlyMap<string, string>) => {
-  const prefix = rootPrefix(root)
-  return files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, hash: single.get(`${prefix}${f.path}`) }))
-}
+/** The manifest's file list: every walked file; a file that is an item on its own carries that item's hash (keyed by bundle-relative path). */
+const manifestFiles = (files: ReadonlyArray<FileMeta>, single: ReadonlyMap<string, string>) =>
+  files.map((f) => ({ path: f.path, size: f.size, mtimeMs: f.mtimeMs, hash: single.get(f.path) }))
 
 const reasonOf = (error: { readonly message: string }): string => error.message
 
@@ -190,8 +188,10 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
     if (input.onlyUnchanged) return yield* new RescanNeeded({ bundle: name, reason })
     yield* progress.update(task, 0, total)
 
-    // Hashes of single-file items for the manifest: all that is kept of a document once its batch is written.
+    // Hashes of single-file items for the manifest, by bundle-relative path: all that is kept of a document once its
+    // batch is written. Kept items' paths are relative already; a document's file is absolute (under `prefix`).
     const single = new Map<string, string>()
+    const prefix = rootPrefix(info.root)
     let scanned = 0
     // Only files changed: items whose inputs are all unchanged keep their rows unread (R-IDX-2).
     const reuse = reason === FILES_CHANGED && manifest !== undefined ? reusableItems(manifest, walked.right.files, yield* store.itemInputs(name)) : undefined
@@ -205,7 +205,7 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
             walked.right,
             (documents, inputs) => {
               for (const d of documents) {
-                if (d.files.length === 1) single.set(d.files[0]!, d.hash)
+                if (d.files.length === 1 && d.files[0]!.startsWith(prefix)) single.set(d.files[0]!.slice(prefix.length), d.hash)
                 scanned += d.files.length
               }
               return Effect.zipRight(sink.write(documents, inputs), progress.update(task, Math.min(scanned, total), total))
@@ -214,11 +214,10 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
             reuse === undefined ? undefined : {
               reusable: reuse.reusable,
               keep: (refs) => {
-                const prefix = rootPrefix(info.root)
                 for (const ref of refs) {
                   const files = reuse.files(ref)
                   const hash = files.length === 1 ? reuse.hash(files[0]!) : undefined
-                  if (hash !== undefined) single.set(`${prefix}${files[0]!}`, hash)
+                  if (hash !== undefined) single.set(files[0]!, hash)
                   scanned += files.length
                 }
                 return Effect.zipRight(sink.keep(refs), progress.update(task, Math.min(scanned, total), total))
@@ -234,7 +233,7 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
                 adapter: { id: adapter.id, version: adapter.version },
                 indexedAt: now,
                 root: info.root,
-                files: manifestFiles(info.root, scan.files, single),
+                files: manifestFiles(scan.files, single),
                 writable: info.writable,
                 diagnostics: countBySeverity(scan.diagnostics)
               }

@@ -2,7 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
-import { yieldEvery, yieldIfSpent } from "../domain/EventLoopSlice.js"
+import { sliceEnds, yieldIfSpent } from "../domain/EventLoopSlice.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
 import { readLint, storedLint, type ItemInputs, type ProjectedItem } from "../domain/ItemProjection.js"
@@ -123,7 +123,7 @@ export const scanStreamed = <E, R>(
     const projectOrder: Array<number> = []
     for (const [n, i] of order.entries()) {
       // A refresh after one write passes over every item: the event loop turns between slices (decision 0048).
-      yield* yieldEvery(n)
+      if (sliceEnds(n)) yield* yieldIfSpent
       const plan = kept[i]!
       const ref = `${info.name}//${plan.conceptId}`
       const stored = reuse?.reusable(plan, ref)
@@ -166,7 +166,7 @@ export const scanStreamed = <E, R>(
     yield* (yield* ItemProjector).run(job, take)
     if (batch.length > 0) yield* emit(batch, batchInputs)
     for (let i = 0; i < found.length; i++) {
-      yield* yieldEvery(i, 256)
+      if (sliceEnds(i, 256)) yield* yieldIfSpent
       const own = found[i]
       if (own !== undefined) diagnostics.push(...own)
     }
@@ -176,7 +176,7 @@ export const scanStreamed = <E, R>(
       const projected: Array<LintItem> = []
       // Parsing every item's lint projection is a pass over the bundle: the loop turns between slices (decision 0053).
       for (let i = 0; i < linted.length; i++) {
-        yield* yieldEvery(i)
+        if (sliceEnds(i)) yield* yieldIfSpent
         const text = linted[i]
         if (typeof text === "string") projected.push(readLint(kept[i]!, text))
         else if (text?.lint !== undefined) projected.push(storedLint(text, text.lint))

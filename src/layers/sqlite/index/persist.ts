@@ -2,17 +2,13 @@ import { Effect } from "effect"
 import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
-import type { ManifestInput } from "../../../services/IndexStore.js"
+import type { ManifestFile, ManifestInput } from "../../../services/IndexStore.js"
 import type { SqlDriver } from "../driver.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
 import { inList, sql } from "./sqlText.js"
 
-interface ExistingRow {
-  readonly id: number
-  readonly ref: string
-  readonly digest: string
-  readonly inputsDigest: string | null
-}
+/** A stored document row: id, ref, digest, inputs digest. */
+type ExistingRow = readonly [id: number, ref: string, digest: string, inputsDigest: string | null]
 
 /** Documents are compared and written this many at a time, so memory stays bounded however large the bundle. */
 const CHUNK = 64
@@ -204,8 +200,12 @@ const writeDocuments = (db: SqlDriver, writes: ReadonlyArray<Write>, pending: Pe
  * runs it in one BEGIN IMMEDIATE transaction.
  */
 export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =>
-  Effect.map(db.rows<ExistingRow>(sql`SELECT id, ref, digest, inputs_digest AS inputsDigest FROM documents WHERE bundle = ${bundle}`), (existing) => {
-    const byRef = new Map(existing.map((row) => [row.ref, row]))
+  // As values: 20,000 rows on a one-file write's refresh, built as arrays in about half the time of objects.
+  Effect.map(db.values(sql`SELECT id, ref, digest, inputs_digest FROM documents WHERE bundle = ${bundle}`), (rows) => {
+    const existing = rows as ReadonlyArray<ExistingRow>
+    const byRef = new Map(existing.map((row) => [row[1], row] as const))
+    // Stored rows seen so far: when all were, none vanished and finish need not look at each.
+    let seenStored = 0
     const seen = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
     const pending: PendingFullText = { staged: 0, created: false }
@@ -225,13 +225,15 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
           const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
           const before = byRef.get(doc.ref)
           if (before === undefined) summary.added++
-          else if (before.digest === columns.digest) {
-            summary.unchanged++
-            if (inputsJson !== null && inputsDigest !== null && before.inputsDigest !== inputsDigest) reinput.push([before.id, inputsJson, inputsDigest])
-            return
-          } else {
+          else {
+            seenStored++
+            if (before[2] === columns.digest) {
+              summary.unchanged++
+              if (inputsJson !== null && inputsDigest !== null && before[3] !== inputsDigest) reinput.push([before[0], inputsJson, inputsDigest])
+              return
+            }
             summary.updated++
-            rewritten.push(before.id)
+            rewritten.push(before[0])
           }
           writes.push({ doc, columns, json, inputs: inputsJson, inputsDigest })
         })
@@ -258,11 +260,12 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
         for (const ref of refs) {
           if (seen.has(ref) || !byRef.has(ref)) continue
           seen.add(ref)
+          seenStored++
           summary.unchanged++
         }
       })
     const finish = Effect.suspend(() => {
-      const vanished = existing.filter((row) => !seen.has(row.ref)).map((row) => row.id)
+      const vanished = seenStored === existing.length ? [] : existing.filter((row) => !seen.has(row[1])).map((row) => row[0])
       summary.removed = vanished.length
       return Effect.as(dryRun ? Effect.void : Effect.zipRight(flushFullText(db, pending, true), deleteDocuments(db, vanished)), { ...summary } satisfies PersistSummary)
     })
@@ -278,8 +281,44 @@ export const countItems = (db: SqlDriver, bundle: string) =>
   db.run(sql`INSERT INTO bundles (name, items) VALUES (${bundle}, (SELECT count(*) FROM documents WHERE bundle = ${bundle}))
     ON CONFLICT (name) DO UPDATE SET items = excluded.items`)
 
-/** Records the item count and what this run saw of a bundle, and clears its stale mark. */
-export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestInput | undefined) =>
+/** The manifest rows stored for a bundle, as files. */
+const storedManifest = (db: SqlDriver, bundle: string) =>
+  Effect.map(db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle}`), (rows): ReadonlyArray<ManifestFile> =>
+    rows.map((v) => ({ path: v[0] as string, size: v[1] as number, mtimeMs: v[2] as number, ...(v[3] === null ? {} : { hash: v[3] as string }) })))
+
+/**
+ * The manifest rows to upsert and the paths to delete for `files` over the
+ * stored rows `before`. Both lists usually come in the same order (the walk's
+ * and the manifest's, by path), so each file is first compared with the row
+ * at its own position; a map is built only when a position does not match.
+ */
+export const manifestChanges = (bundle: string, files: ReadonlyArray<ManifestFile>, before: ReadonlyArray<ManifestFile>) => {
+  const changed: Array<ReadonlyArray<Value>> = []
+  let byPath: Map<string, ManifestFile> | undefined
+  const matched = new Set<string>()
+  let inPlace = 0
+  files.forEach((f, i) => {
+    let row = before[i]
+    if (row !== undefined && row.path === f.path) inPlace++
+    else {
+      byPath ??= new Map(before.map((b) => [b.path, b] as const))
+      row = byPath.get(f.path)
+      if (row !== undefined) matched.add(f.path)
+    }
+    if (row === undefined || row.size !== f.size || row.mtimeMs !== f.mtimeMs || (row.hash ?? null) !== (f.hash ?? null)) changed.push([bundle, f.path, f.size, f.mtimeMs, f.hash ?? null])
+  })
+  // Rows no file named: every stored row was matched in place or by path unless some were not.
+  const gone = inPlace + matched.size === before.length ? [] : before.filter((b, i) => !(files[i]?.path === b.path || matched.has(b.path))).map((b) => b.path)
+  return { changed, gone }
+}
+
+/**
+ * Records the item count and what this run saw of a bundle, and clears its
+ * stale mark. `known`: the bundle's stored manifest rows when the caller has
+ * them as they stand in this transaction (a write's refresh read them for
+ * its comparison), so 20,000 rows are not read again.
+ */
+export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestInput | undefined, known?: ReadonlyArray<ManifestFile>) =>
   Effect.gen(function* () {
     yield* countItems(db, bundle)
     yield* db.run(sql`UPDATE bundles SET stale_reason = NULL WHERE name = ${bundle}`)
@@ -290,15 +329,7 @@ export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestI
       writable = ${writable}, root = ${manifest.root ?? null}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
       WHERE name = ${bundle}`)
     // Only the rows that differ are written: a write's refresh of a 20,000-file bundle changes one or two (decision 0022).
-    const before = new Map<string, ReadonlyArray<unknown>>()
-    for (const row of yield* db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle}`)) before.set(row[0] as string, row)
-    const changed: Array<ReadonlyArray<Value>> = []
-    for (const f of manifest.files) {
-      const row = before.get(f.path)
-      before.delete(f.path)
-      if (row === undefined || row[1] !== f.size || row[2] !== f.mtimeMs || row[3] !== (f.hash ?? null)) changed.push([bundle, f.path, f.size, f.mtimeMs, f.hash ?? null])
-    }
-    const gone = [...before.keys()]
+    const { changed, gone } = manifestChanges(bundle, manifest.files, known ?? (yield* storedManifest(db, bundle)))
     for (let at = 0; at < gone.length; at += DELETE_CHUNK) {
       yield* db.run(sql`DELETE FROM manifest WHERE bundle = ${bundle} AND path IN ${inList(gone.slice(at, at + DELETE_CHUNK))}`)
     }

@@ -1,7 +1,7 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
-import { yieldEvery } from "../../../domain/EventLoopSlice.js"
+import { sliceEnds, yieldIfSpent } from "../../../domain/EventLoopSlice.js"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
@@ -94,6 +94,18 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
             return now === undefined || now === item.editable ? item : { ...item, editable: now }
           })))
 
+  /**
+   * The bundle's manifest files as read for this run (manifest), when its
+   * rows are still those of that index run inside this transaction: every
+   * write of manifest rows stamps a new indexed_at, and removing or renaming
+   * a bundle forgets the cache.
+   */
+  const knownFiles = (db: SqlDriver, bundle: string) =>
+    Effect.map(db.rows<{ indexedAt: string | null }>(sql`SELECT indexed_at AS indexedAt FROM bundles WHERE name = ${bundle}`), (rows) => {
+      const indexedAt = rows[0]?.indexedAt
+      return indexedAt === null || indexedAt === undefined || filesCache?.key !== JSON.stringify([bundle, indexedAt]) ? undefined : filesCache.files
+    })
+
   /** IndexStore.persistStreamed: the producer runs inside the bundle's BEGIN IMMEDIATE transaction (a plain read when dry-run). */
   const persistStreamed = <A, E, R>(
     bundle: string,
@@ -107,7 +119,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
         const end = yield* produce({ write: (docs, inputs) => Effect.mapError(session.write(docs, inputs), fail), keep: session.keep })
         if (end._tag === "Discard") return yield* Effect.fail(new Discarded(end.value))
         const summary = yield* session.finish
-        if (!dryRun) yield* writeManifest(db, bundle, end.manifest)
+        if (!dryRun) yield* writeManifest(db, bundle, end.manifest, yield* knownFiles(db, bundle))
         return { summary, value: end.value } satisfies PersistStreamed<A>
       })
     return Effect.flatMap(parts.writer, (db) =>
@@ -172,7 +184,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           // Parsed in slices: 5,000 items' inputs took 10–20 ms of JSON.parse in one piece (decision 0048).
           const inputs = new Map<string, ItemInputs>()
           for (const [i, row] of rows.entries()) {
-            yield* yieldEvery(i, 256)
+            if (sliceEnds(i, 256)) yield* yieldIfSpent
             inputs.set(row.ref, JSON.parse(row.inputs) as ItemInputs)
           }
           inputsCache = key === undefined ? undefined : { key, inputs }
