@@ -50,16 +50,10 @@ export const nextSlice: Effect.Effect<void> = Effect.async<void>((resume) => {
 export const yieldIfSpent: Effect.Effect<void> = FiberRef.getWith(EventLoopSlicing, (slice) => (slice !== undefined && sliceSpent(slice) ? nextSlice : Effect.void))
 
 /**
- * The check a long loop makes at its step `index`: `yieldIfSpent` at every
- * `every`-th step (a power of two; 64 unless the steps are very short), else
- * nothing, so the clock is read a few times per slice, not per step.
- */
-export const yieldEvery = (index: number, every: number = 64): Effect.Effect<void> => (sliceEnds(index, every) ? yieldIfSpent : Effect.void)
-
-/**
- * Whether step `index` is one where yieldEvery checks the slice: a loop over
- * 20,000 items that asks this first and yields `yieldIfSpent` only then
- * spares 20,000 passes of `Effect.void` through the fiber (≈ 20 ms of CPU in
- * a fresh process, where a write's refresh runs).
+ * Whether a long loop's step `index` checks the slice: every `every`-th step
+ * (a power of two; 64 unless the steps are very short), so the clock is read a
+ * few times per slice. Written `if (sliceEnds(i)) yield* yieldIfSpent`: asking
+ * first spares a loop over 20,000 items 20,000 passes of `Effect.void` through
+ * the fiber (≈ 20 ms of CPU in a fresh process, where a write's refresh runs).
  */
 export const sliceEnds = (index: number, every: number = 64): boolean => (index & (every - 1)) === every - 1

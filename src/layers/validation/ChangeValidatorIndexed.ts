@@ -6,7 +6,7 @@ import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
-import { yieldEvery, yieldIfSpent } from "../../domain/EventLoopSlice.js"
+import { sliceEnds, yieldIfSpent } from "../../domain/EventLoopSlice.js"
 import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
@@ -54,7 +54,7 @@ const treeFindings = (info: BundleInfo, adapter: BundleAdapter, ctx: ValidateCon
     const refs: Array<string> = []
     let projected = 0
     for (const [index, plan] of plans.kept.entries()) {
-      yield* yieldEvery(index)
+      if (sliceEnds(index)) yield* yieldIfSpent
       const ref = `${info.name}//${plan.conceptId}`
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reusable?.(plan, ref)
@@ -181,7 +181,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       })
     for (const [index, plan] of afterPlans.kept.entries()) {
       // Thousands of items in one pass: the event loop turns between slices (decision 0048).
-      yield* yieldEvery(index)
+      if (sliceEnds(index)) yield* yieldIfSpent
       const ref = refOf(plan)
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
       const stored = reuse.after(plan, ref)
@@ -211,7 +211,7 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     if (!same) {
       // Items only the before tree plans (a delete).
       for (const [index, plan] of beforePlans.kept.entries()) {
-        yield* yieldEvery(index, 256)
+        if (sliceEnds(index, 256)) yield* yieldIfSpent
         if (paired[index] === true) continue
         yield* ownBefore(plan, refOf(plan), index, reuse.before(plan, refOf(plan)))
       }

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import type { LintItem, ValidateContext } from "../../../domain/Adapter.js"
 import type { Diagnostic } from "../../../domain/Diagnostic.js"
-import { yieldEvery } from "../../../domain/EventLoopSlice.js"
+import { sliceEnds, yieldIfSpent } from "../../../domain/EventLoopSlice.js"
 import { findSection, normalize as normalizeRef, parse as parseRef } from "../../../domain/Ref.js"
 import { frontmatterKeyLines } from "../core/Frontmatter.js"
 import type { RuleBook } from "../core/RuleBook.js"
@@ -91,7 +91,7 @@ export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: Read
     // A pass over every item of the bundle: the event loop turns between slices (decision 0053).
     const subjects: Array<LintItem> = []
     for (let i = 0; i < items.length; i++) {
-      yield* yieldEvery(i)
+      if (sliceEnds(i)) yield* yieldIfSpent
       const item = items[i]!
       if (changed.has(item.plan.conceptId) || refsOf(item).some(([, ref]) => namesChanged(ref))) subjects.push(item)
     }
@@ -113,7 +113,7 @@ const lintSubjects = (ctx: ValidateContext, items: Items, subjects: Items, book:
       })
     const out: Array<Diagnostic> = []
     for (let i = 0; i < subjects.length; i++) {
-      yield* yieldEvery(i)
+      if (sliceEnds(i)) yield* yieldIfSpent
       const item = subjects[i]!
       const { plan, projection } = item
       const refs = refsOf(item)
