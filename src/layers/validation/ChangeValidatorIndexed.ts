@@ -146,17 +146,21 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     }
     // The concept ids of the items the trees do not share: the only ones whose whole-bundle findings can differ.
     const unshared = new Set<string>()
-    /** An item of one tree: from the index when `stored` stands in for it, else projected. */
-    const own = (tree: TreeShare, plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
+    /** An item of one tree: from the index when `stored` stands in for it, else projected; its lint item only when linting. */
+    const itemOf = (tree: TreeShare, plan: ItemPlan, index: number, stored: ItemInputs | undefined) =>
       Effect.gen(function* () {
         unshared.add(plan.conceptId)
         const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, tree.ctx, noHash, plan, index)
         if (stored === undefined) projected++
         tree.diagnostics.push(...item.diagnostics)
-        if (linting && item.lint !== undefined) {
-          tree.lint.push(stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint))
-          tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
-        }
+        return linting && item.lint !== undefined ? (stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint)) : undefined
+      })
+    const own = (tree: TreeShare, plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
+      Effect.gen(function* () {
+        const lint = yield* itemOf(tree, plan, index, stored)
+        if (lint === undefined) return
+        tree.lint.push(lint)
+        tree.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
       })
     // A create or delete: the before tree's items by concept id, so one pass over the after tree pairs them
     // (decision 0052). The before tree's lint items keep its plan order (rules such as a duplicate name pick by
@@ -170,14 +174,10 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     /** A before-tree item: its findings, and its lint item in its plan's slot. */
     const ownBefore = (plan: ItemPlan, ref: string, index: number, stored: ItemInputs | undefined) =>
       Effect.gen(function* () {
-        unshared.add(plan.conceptId)
-        const item = stored !== undefined ? { diagnostics: stored.diagnostics, lint: stored.lint } : yield* projectItem(info, adapter, before.ctx, noHash, plan, index)
-        if (stored === undefined) projected++
-        before.diagnostics.push(...item.diagnostics)
-        if (linting && item.lint !== undefined) {
-          beforeLint[index] = stored === undefined ? readLint(plan, item.lint) : storedLint(stored, item.lint)
-          before.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
-        }
+        const lint = yield* itemOf(before, plan, index, stored)
+        if (lint === undefined) return
+        beforeLint[index] = lint
+        before.refByPath.set(plan.files[0] ?? plan.conceptId, ref)
       })
     for (const [index, plan] of afterPlans.kept.entries()) {
       // Thousands of items in one pass: the event loop turns between slices (decision 0048).
