@@ -281,9 +281,13 @@ export const countItems = (db: SqlDriver, bundle: string) =>
   db.run(sql`INSERT INTO bundles (name, items) VALUES (${bundle}, (SELECT count(*) FROM documents WHERE bundle = ${bundle}))
     ON CONFLICT (name) DO UPDATE SET items = excluded.items`)
 
-/** The manifest rows stored for a bundle, as files. */
-const storedManifest = (db: SqlDriver, bundle: string) =>
-  Effect.map(db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle}`), (rows): ReadonlyArray<ManifestFile> =>
+/**
+ * The manifest rows stored for a bundle, as files in path order (the walk's
+ * order). As values: a no-op reindex reads every file's row, and arrays are
+ * built in half the time of objects.
+ */
+export const storedManifest = (db: SqlDriver, bundle: string) =>
+  Effect.map(db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`), (rows): ReadonlyArray<ManifestFile> =>
     rows.map((v) => ({ path: v[0] as string, size: v[1] as number, mtimeMs: v[2] as number, ...(v[3] === null ? {} : { hash: v[3] as string }) })))
 
 /**

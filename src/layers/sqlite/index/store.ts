@@ -8,7 +8,7 @@ import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, t
 import { mapSqlError, sqlFailure, type SqlDriver, type SqlReader } from "../driver.js"
 import { databaseStatusOn } from "../status.js"
 import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./bundles.js"
-import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, writeManifest } from "./persist.js"
+import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, storedManifest, writeManifest } from "./persist.js"
 import { browse, candidates, excerpts, itemsByRef, lastIndexed } from "./query.js"
 import { literal, sql } from "./sqlText.js"
 import { typeSizes } from "./typeSizes.js"
@@ -150,13 +150,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           const key = JSON.stringify([bundle, row.indexedAt])
           let files = filesCache?.key === key ? filesCache.files : undefined
           if (files === undefined) {
-            // As values: a no-op reindex reads every file's row, and arrays are built in half the time of objects.
-            files = (yield* db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`)).map((v) => ({
-              path: v[0] as string,
-              size: v[1] as number,
-              mtimeMs: v[2] as number,
-              ...(v[3] === null ? {} : { hash: v[3] as string })
-            }))
+            files = yield* storedManifest(db, bundle)
             filesCache = { key, files }
           }
           const diagnostics = countsOf(row)
