@@ -211,6 +211,33 @@ describe("BundleFilesNode.context (R-AD-1)", () => {
     expect(ctx.exists("b.md")).toBe(false)
     expect(fs.readFileSync(path.join(root, "a.md"), "utf8")).toBe("old")
   })
+
+  it("looks files up in any listing it is given: out of order, a path twice, changes to one path in turn (decision 0057)", () => {
+    const root = tree({ "a.md": "a", "b/c.md": "c", "b-d.md": "d" })
+    const meta = (p: string, size: number, extra: { linkedTo?: string } = {}) => ({ path: p, size, mtimeMs: 1_000 + size, ...extra })
+    // The last of a path's entries stands, as it always did; the context lists in path order ("b-d.md" before "b/c.md").
+    const listing = [meta("b/c.md", 1), meta("a.md", 1), meta("b-d.md", 1, { linkedTo: "a.md" }), meta("a.md", 2)]
+    const plain = files.context({ name: "b", root, writable: true }, listing)
+    expect(plain.files).toEqual([meta("a.md", 2), meta("b-d.md", 1, { linkedTo: "a.md" }), meta("b/c.md", 1)])
+    expect([plain.exists("a.md"), plain.exists("b/c.md"), plain.exists("b"), plain.exists("z.md")]).toEqual([true, true, false, false])
+    expect(plain.linkTarget?.("b-d.md")).toBe("a.md")
+    const walked = walk(root).files
+    expect(files.context({ name: "b", root, writable: true }, walked).files).toEqual(walked)
+    const ctx = files.context({ name: "b", root, writable: true }, walked, [
+      { bundle: "b", path: "a.md", beforeHash: sha256("a"), delete: true },
+      { bundle: "b", path: "a.md", beforeHash: null, after: "again" },
+      { bundle: "b", path: "b/c.md", beforeHash: sha256("c"), after: "cc" },
+      { bundle: "b", path: "b/c.md", beforeHash: sha256("cc"), delete: true },
+      { bundle: "b", path: "0.md", beforeHash: null, after: "zero" },
+      { bundle: "b", path: "b-d.md", beforeHash: sha256("d"), after: "dd" }
+    ])
+    const mtimeOf = (p: string) => walked.find((f) => f.path === p)!.mtimeMs
+    // Written files carry their new size and the listed time (none for a file the listing did not have); a written link is a file.
+    expect(ctx.files).toEqual([{ path: "0.md", size: 4, mtimeMs: 0 }, { path: "a.md", size: 5, mtimeMs: 0 }, { path: "b-d.md", size: 2, mtimeMs: mtimeOf("b-d.md") }])
+    expect([ctx.exists("0.md"), ctx.exists("a.md"), ctx.exists("b/c.md")]).toEqual([true, true, false])
+    expect(read(ctx, "a.md")).toEqual(Either.right("again"))
+    expect(read(ctx, "b/c.md")).toMatchObject({ left: { code: "missing" } })
+  })
 })
 
 describe("BundleFilesNode.probeContext (R-AD-6)", () => {

@@ -143,6 +143,18 @@ describe("incremental write validation still runs the whole-bundle rules", () =>
       expect(codes(found.introduced)).not.toContain("duplicate-concept-id tasks/nightly.yaml")
     }).pipe(Effect.provide(AkmTest)))
 
+  // The bundle rules build no list of refs for an item that has none, and know every concept id only once a
+  // subject has a ref to resolve (decision 0057): an item that gains its first refs is still judged in full.
+  it.effect("an item without refs gains a supersededBy naming nothing and xrefs to an untouched and a missing item; a ref-less file is created", () =>
+    Effect.gen(function* () {
+      const root = yield* indexedBundleWith({ "knowledge/plain.md": "---\ndescription: Plain\n---\n# Plain\n\nNo refs.\n" })
+      const found = yield* validateBoth([
+        { bundle: "w", path: "knowledge/plain.md", beforeHash: hashOf(root, "knowledge/plain.md"), after: "---\ndescription: Plain\nsupersededBy: knowledge/nowhere\nxrefs: [memories/m7, memories/m404]\n---\n# Plain\n\nNow refs.\n" },
+        { bundle: "w", path: "knowledge/lone.md", beforeHash: null, after: "---\ndescription: Lone\n---\n# Lone\n\nNo refs either.\n" }
+      ])
+      expect(codes(found.introduced)).toEqual(["broken-ref knowledge/plain.md", "broken-ref knowledge/plain.md"])
+    }).pipe(Effect.provide(AkmTest)))
+
   it.effect("a clean edit introduces nothing", () =>
     Effect.gen(function* () {
       const root = yield* indexedBundle

@@ -218,6 +218,20 @@ export const indexStoreContract = (name: string, layer: Layer.Layer<IndexStore, 
         expect(yield* store.has(renamed, "a")).toBe(true)
       }))
 
+    it.effect("itemInputs: every stored item's inputs, however many statements a store reads them in (decision 0057)", () =>
+      Effect.gen(function* () {
+        const store = yield* IndexStore
+        const bundle = freshBundle("inputs-many")
+        // More than one page of the SQLite store's paged read (1,000 rows), ids whose order is not their insertion order.
+        const ids = Array.from({ length: 2_345 }, (_, i) => `k/${String((i * 7919) % 2_345).padStart(4, "0")}`)
+        const inputsOf = (conceptId: string): ItemInputs => ({ plan: { conceptId, files: [`${conceptId}.md`] }, read: [`${conceptId}.md`], listing: false, diagnostics: [] })
+        yield* store.persistStreamed(bundle, (sink) =>
+          Effect.as(sink.write(ids.map((id) => indexDoc(bundle, id)), ids.map(inputsOf)), { _tag: "Commit" as const, value: 0, manifest: streamManifest }))
+        const read = yield* store.itemInputs(bundle)
+        expect([...read.keys()].sort()).toEqual([...ids].sort().map((id) => `${bundle}//${id}`))
+        expect(read.get(`${bundle}//k/1234`)).toEqual(inputsOf("k/1234"))
+      }))
+
     it.effect("persistStreamed: a producer failing after writing batches leaves the bundle exactly as it was (R-IDX-3)", () =>
       Effect.gen(function* () {
         const store = yield* IndexStore

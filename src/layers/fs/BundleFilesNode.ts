@@ -426,21 +426,51 @@ const directoriesOf = (files: ReadonlyArray<FileMeta>): ReadonlySet<string> => {
   return dirs
 }
 
+/** Whether a listing is in strict path order (sorted, no path twice), as a walk's is. */
+const inPathOrder = (files: ReadonlyArray<FileMeta>): boolean => {
+  for (let i = 1; i < files.length; i++) if (!(files[i - 1]!.path < files[i]!.path)) return false
+  return true
+}
+
+/** Where `p` is, or would go, in a listing in strict path order. */
+const pathIndex = (listed: ReadonlyArray<FileMeta>, p: string): number => {
+  let low = 0
+  let high = listed.length
+  while (low < high) {
+    const mid = (low + high) >>> 1
+    if (listed[mid]!.path < p) low = mid + 1
+    else high = mid
+  }
+  return low
+}
+
+/** The listed file at `p` (binary search: a context over 20,000 files builds no map of them). */
+const fileAt = (listed: ReadonlyArray<FileMeta>, p: string): FileMeta | undefined => {
+  const at = pathIndex(listed, p)
+  return at < listed.length && listed[at]!.path === p ? listed[at] : undefined
+}
+
 const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay: ReadonlyArray<FileChange> = []): ValidateContext => {
-  const byPath = new Map(files.map((f) => [f.path, f] as const))
+  // In strict path order; a walk's listing already is, and is taken as it is when nothing is laid over it.
+  const base = inPathOrder(files) ? files : [...new Map(files.map((f) => [f.path, f] as const)).values()].sort(byPath)
+  const listed: Array<FileMeta> | ReadonlyArray<FileMeta> = overlay.length === 0 ? base : [...base]
   const pending = new Map<string, Overlaid>()
   for (const change of overlay) {
     const p = change.path.normalize("NFC")
+    const at = pathIndex(listed, p)
+    const was = at < listed.length && listed[at]!.path === p ? listed[at] : undefined
     if (change.delete === true) {
       pending.set(p, { kind: "deleted" })
-      byPath.delete(p)
+      if (was !== undefined) (listed as Array<FileMeta>).splice(at, 1)
     } else if (change.after !== undefined) {
       const bytes = typeof change.after === "string" ? encoder.encode(change.after) : change.after
       pending.set(p, { kind: "text", bytes })
-      byPath.set(p, { path: p, size: bytes.byteLength, mtimeMs: byPath.get(p)?.mtimeMs ?? 0 })
+      const written = { path: p, size: bytes.byteLength, mtimeMs: was?.mtimeMs ?? 0 }
+      if (was !== undefined) (listed as Array<FileMeta>)[at] = written
+      else (listed as Array<FileMeta>).splice(at, 0, written)
     }
   }
-  const listed = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+  const has = (p: string) => fileAt(listed, p) !== undefined
   let realRoot: string | undefined
   let directories: ReadonlySet<string> | undefined
   let below: Map<string, Array<string>> | undefined
@@ -448,7 +478,7 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
   const readText = (requested: string): Effect.Effect<string, FileUnreadable> =>
     Effect.sync(() => {
       const relative = safeRelative(requested)
-      if (relative === undefined || !byPath.has(relative)) return new FileUnreadable(requested, "missing", `${requested} is not a file of bundle '${bundle.name}'`)
+      if (relative === undefined || !has(relative)) return new FileUnreadable(requested, "missing", `${requested} is not a file of bundle '${bundle.name}'`)
       const override = pending.get(relative)
       if (override?.kind === "text") return override.bytes.byteLength > MAX_FILE_BYTES ? tooLarge(relative, override.bytes.byteLength) : decodeText(relative, override.bytes)
       realRoot ??= fs.realpathSync(bundle.root)
@@ -473,7 +503,7 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
     files: listed,
     exists: (requested) => {
       const relative = safeRelative(requested)
-      return relative !== undefined && byPath.has(relative)
+      return relative !== undefined && has(relative)
     },
     filesUnder: (requested) => {
       const relative = safeRelative(requested)
@@ -499,7 +529,7 @@ const makeContext = (bundle: BundleInfo, files: ReadonlyArray<FileMeta>, overlay
     },
     linkTarget: (requested) => {
       const relative = safeRelative(requested)
-      return relative === undefined ? undefined : byPath.get(relative)?.linkedTo
+      return relative === undefined ? undefined : fileAt(listed, relative)?.linkedTo
     },
     readText
   }

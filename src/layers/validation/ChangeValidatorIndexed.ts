@@ -4,7 +4,7 @@ import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateC
 import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
-import { reusableItems, sameFile } from "../../domain/ItemReuse.js"
+import { reusableItems, sameFile, type RememberedFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
 import { sliceEnds, yieldIfSpent } from "../../domain/EventLoopSlice.js"
 import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
@@ -222,6 +222,15 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
     return { before: before.diagnostics, after: after.diagnostics, refs, projected }
   })
 
+/** The files of `files` whose paths are among `wanted`, by path. */
+const filesNamed = <F extends { readonly path: string }>(files: ReadonlyArray<F>, wanted: ReadonlyArray<string>): ReadonlyMap<string, F> => {
+  const found = new Map<string, F>()
+  if (wanted.length === 0) return found
+  const paths = new Set(wanted)
+  for (const f of files) if (paths.has(f.path)) found.set(f.path, f)
+  return found
+}
+
 /**
  * How the index can stand in for untouched items, before and after the
  * changes; undefined when it cannot (no manifest, a stale or failed run,
@@ -234,10 +243,12 @@ const storedReuse = (store: IndexStore["Type"], inputsOf: (bundle: string, index
     if (manifest === undefined || manifest.staleReason !== undefined) return undefined
     if (manifest.adapter.id !== adapter.id || manifest.adapter.version !== adapter.version) return undefined
     if (manifest.root !== undefined && manifest.root !== info.root) return undefined
-    const listed = new Map(files.map((f) => [f.path, f] as const))
-    const remembered = new Map(manifest.files.map((f) => [f.path, f] as const))
     const paths = changes.map((c) => c.path.normalize("NFC"))
-    for (const coupling of adapter.couplingFiles ?? []) {
+    const couplingFiles = adapter.couplingFiles ?? []
+    // Only the coupling files and the changed paths are looked up: one pass with a small set, not two 20,000-entry maps.
+    const listed = filesNamed(files, [...couplingFiles, ...paths])
+    const remembered = couplingFiles.length === 0 ? new Map<string, RememberedFile>() : filesNamed(manifest.files, couplingFiles)
+    for (const coupling of couplingFiles) {
       const before = remembered.get(coupling)
       const now = listed.get(coupling)
       if (paths.includes(coupling)) return undefined

@@ -58,9 +58,16 @@ const keyLinesOf = (text: string): Readonly<Record<string, number>> => {
   return lines
 }
 
+/** An item's `xrefs` entries (none for most items). */
+const xrefsOf = ({ projection }: LintItem): ReadonlyArray<string> => (projection.extra as { xrefs?: ReadonlyArray<string> } | undefined)?.xrefs ?? []
+
+/** Whether an item has any ref: passes over every item of a bundle build no list for the many that have none. */
+const hasRefs = (item: LintItem): boolean => item.projection.supersededBy !== undefined || xrefsOf(item).length > 0
+
 /** An item's refs by the frontmatter key that holds them. */
-const refsOf = ({ projection }: LintItem): ReadonlyArray<readonly [string, string]> => {
-  const xrefs = (projection.extra as { xrefs?: ReadonlyArray<string> } | undefined)?.xrefs ?? []
+const refsOf = (item: LintItem): ReadonlyArray<readonly [string, string]> => {
+  const { projection } = item
+  const xrefs = xrefsOf(item)
   return [
     ...xrefs.map((ref) => ["xrefs", ref] as const),
     ...(projection.supersededBy === undefined ? [] : [["supersededBy", projection.supersededBy] as const])
@@ -93,7 +100,7 @@ export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: Read
     for (let i = 0; i < items.length; i++) {
       if (sliceEnds(i)) yield* yieldIfSpent
       const item = items[i]!
-      if (changed.has(item.plan.conceptId) || refsOf(item).some(([, ref]) => namesChanged(ref))) subjects.push(item)
+      if (changed.has(item.plan.conceptId) || (hasRefs(item) && refsOf(item).some(([, ref]) => namesChanged(ref)))) subjects.push(item)
     }
     return yield* lintSubjects(ctx, items, subjects, book)
   })
@@ -101,13 +108,15 @@ export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: Read
 /** The findings about `subjects`, with every item of `items` known. */
 const lintSubjects = (ctx: ValidateContext, items: Items, subjects: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
   Effect.gen(function* () {
-    const known = new Map(items.map((item) => [item.plan.conceptId, item]))
+    // Every item by concept id, built when a subject first has a ref to resolve (a write's subjects often have none).
+    let knownIds: ReadonlyMap<string, LintItem> | undefined
+    const known = () => (knownIds ??= new Map(items.map((item) => [item.plan.conceptId, item])))
     const outlines = new Map<string, ReadonlyArray<{ readonly depth: number; readonly text: string; readonly slug: string }>>()
     const outline = (target: string) =>
       Effect.gen(function* () {
         const cached = outlines.get(target)
         if (cached !== undefined) return cached
-        const headings = yield* outlineOf(known.get(target)!, ctx, book)
+        const headings = yield* outlineOf(known().get(target)!, ctx, book)
         outlines.set(target, headings)
         return headings
       })
@@ -116,10 +125,11 @@ const lintSubjects = (ctx: ValidateContext, items: Items, subjects: Items, book:
       if (sliceEnds(i)) yield* yieldIfSpent
       const item = subjects[i]!
       const { plan, projection } = item
+      if (!hasRefs(item)) continue
       const refs = refsOf(item)
       const problems: Array<readonly [string, string]> = []
       for (const [key, ref] of refs) {
-        const problem = yield* refProblem(ref, ctx.bundle.name, known, outline)
+        const problem = yield* refProblem(ref, ctx.bundle.name, known(), outline)
         if (problem !== undefined) problems.push([key, problem])
       }
       if (problems.length === 0) continue

@@ -1,7 +1,6 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { createHash } from "node:crypto"
 import { Effect, Schema } from "effect"
-import { sliceEnds, yieldIfSpent } from "../../../domain/EventLoopSlice.js"
 import { IndexDocument } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, type IndexStoreError, type PersistEnd, type PersistStreamed } from "../../../services/IndexStore.js"
@@ -12,6 +11,7 @@ import { countItems, deleteDocuments, insertRows, persistBundle, persistSession,
 import { browse, candidates, excerpts, itemsByRef, lastIndexed } from "./query.js"
 import { literal, sql } from "./sqlText.js"
 import { typeSizes } from "./typeSizes.js"
+import { bundleStamp, readItemInputs } from "./itemInputs.js"
 
 const decodeDoc = Schema.decodeUnknownSync(Schema.parseJson(IndexDocument))
 
@@ -171,16 +171,11 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
         Effect.gen(function* () {
           // Kept while the bundle's rows are those of the same index run: a write validates (twice) and then refreshes
           // the index in one process, and each step would otherwise read and parse every item's inputs again.
-          const [stamp] = yield* db.rows<{ indexedAt: string | null }>(sql`SELECT indexed_at AS indexedAt FROM bundles WHERE name = ${bundle}`)
-          const key = stamp?.indexedAt === null || stamp?.indexedAt === undefined ? undefined : JSON.stringify([bundle, stamp.indexedAt])
+          const stamp = yield* bundleStamp(db, bundle)
+          const key = stamp === undefined ? undefined : JSON.stringify([bundle, stamp])
           if (key !== undefined && inputsCache?.key === key) return inputsCache.inputs
-          const rows = yield* db.rows<{ ref: string; inputs: string }>(sql`SELECT d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id WHERE d.bundle = ${bundle} AND j.inputs IS NOT NULL`)
-          // Parsed in slices: 5,000 items' inputs took 10–20 ms of JSON.parse in one piece (decision 0048).
-          const inputs = new Map<string, ItemInputs>()
-          for (const [i, row] of rows.entries()) {
-            if (sliceEnds(i, 256)) yield* yieldIfSpent
-            inputs.set(row.ref, JSON.parse(row.inputs) as ItemInputs)
-          }
+          // Read and parsed in slices: 5,000 items' inputs took 10–20 ms of JSON.parse and as long again of SQLite in one piece (decisions 0048, 0057).
+          const inputs = yield* readItemInputs(db, bundle, stamp)
           inputsCache = key === undefined ? undefined : { key, inputs }
           return inputs
         })
