@@ -184,6 +184,12 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
       if (sliceEnds(index)) yield* yieldIfSpent
       const ref = refOf(plan)
       if (plan.files.some((f) => changed.has(f))) refs.push(ref)
+      // A create or delete: the before tree's plan of the item is checked against its stored inputs first, so each
+      // stored item is confirmed last against the after tree's plan, which the index refresh plans again and then
+      // finds confirmed (ItemReuse keeps one plan per stored item; decision 0057).
+      const at = same ? undefined : beforeIndex.get(plan.conceptId)
+      const beforePlan = at === undefined ? undefined : beforePlans.kept[at]!
+      const standIn = beforePlan === undefined ? undefined : reuse.before(beforePlan, ref)
       const stored = reuse.after(plan, ref)
       if (same) {
         if (stored !== undefined) {
@@ -196,9 +202,6 @@ const pairedFindings = (info: BundleInfo, adapter: BundleAdapter, beforeCtx: Val
         continue
       }
       // An item both trees plan alike and the index stands in for in both: its findings cancel.
-      const at = beforeIndex.get(plan.conceptId)
-      const beforePlan = at === undefined ? undefined : beforePlans.kept[at]!
-      const standIn = beforePlan === undefined ? undefined : reuse.before(beforePlan, ref)
       if (at !== undefined) paired[at] = true
       if (stored !== undefined && standIn === stored) {
         shared(after, stored)
