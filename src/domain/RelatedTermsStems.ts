@@ -3,9 +3,9 @@
  * (RelatedTerms.ts), as `terms()` of domain/Query.ts gives them, space-joined:
  * written out so a command's start stems none of them
  * (docs/decisions/0060-read-path-margins.md). test/domain/RelatedTermsStems.test.ts
- * checks every entry against the stemmer and prints the whole table to paste
- * here when a word is added or the stemmer changes; a word missing here is
- * stemmed at run time, so a stale table costs time, never a different answer.
+ * fails on any entry that differs from the stemmer, or a word added or
+ * removed, and prints the whole table to paste here; a word missing here is
+ * stemmed at run time.
  */
 export const VOCABULARY_STEMS: Readonly<Record<string, string>> = {
   "name": "name",
