@@ -1,4 +1,5 @@
 import { terms } from "./Query.js"
+import { VOCABULARY_STEMS } from "./RelatedTermsStems.js"
 
 /**
  * Related developer vocabulary (issue 25, vocabulary gaps;
@@ -145,11 +146,24 @@ const BROADER: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["stylesheet", ["assets", "static files"]]
 ]
 
-/** Each word's stems, computed once (the pairs below name every word many times). */
+/** Every word and term of the vocabulary, once each, in the order written (test/domain/RelatedTermsStems.test.ts). */
+export const vocabularyWords = (): ReadonlyArray<string> => [...new Set([...SENSES.flat(), ...BROADER.flatMap(([narrow, broad]) => [narrow, ...broad])])]
+
+/**
+ * Each word's stems, computed once (the pairs below name every word many
+ * times): read from VOCABULARY_STEMS, the stemmer's own answers written out,
+ * so a command's start runs no stemmer over the vocabulary (0.2–2 ms of CPU
+ * per search or curate in a fresh process, docs/decisions/0060-read-path-margins.md);
+ * a word missing from it is stemmed here (and the test fails on any entry
+ * that differs from the stemmer).
+ */
 const stemsOf = new Map<string, ReadonlyArray<string>>()
 const termsOf = (word: string): ReadonlyArray<string> => {
   let known = stemsOf.get(word)
-  if (known === undefined) stemsOf.set(word, (known = terms(word)))
+  if (known === undefined) {
+    const written = Object.hasOwn(VOCABULARY_STEMS, word) ? VOCABULARY_STEMS[word] : undefined
+    stemsOf.set(word, (known = written === undefined ? terms(word) : written === "" ? [] : written.split(" ")))
+  }
   return known
 }
 
