@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// akm's launcher. Start-up is paid on every agent call, so this file does three
-// things to shorten it (docs/decisions/0002-start-up.md):
+// akm's launcher. It sets akm's V8 flags first (bin/v8Flags.cjs,
+// docs/decisions/0059-v8-flags.md). Start-up is paid on every agent call, so
+// this file does three things to shorten it (docs/decisions/0002-start-up.md):
 // - `--version`, the call agents make most to probe for akm, is answered from
 //   dist/version.json without loading the CLI, and help (`akm --help`,
 //   `akm <command> --help`) from dist/cli/help.json, written by the build;
@@ -14,6 +15,8 @@
 //   and `akm __complete …` (shell completion) goes to dist/cli/complete.cjs.
 // CommonJS (bin/package.json): Node loads it faster than an ES module.
 "use strict"
+// Before anything is compiled: the flags are part of every code cache's hash (bin/v8Flags.cjs).
+require("node:v8").setFlagsFromString(require("./v8Flags.cjs"))
 const { readFileSync, renameSync, rmSync, writeFileSync } = require("node:fs")
 const { createRequire } = require("node:module")
 const { dirname, join } = require("node:path")
