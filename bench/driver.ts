@@ -46,8 +46,9 @@ import { postgresStep } from "./postgres.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
 import { quantile } from "./quantile.js"
 
-// The V8 flags bin/akm.js sets in every akm process, so in-process figures are the CLI's (docs/decisions/0059-v8-flags.md).
-setFlagsFromString(createRequire(import.meta.url)("../bin/v8Flags.cjs") as string)
+// The steps that build the index run under the V8 flags bin/akm.js sets for `akm index` and `akm bundle add`,
+// so their figures are the CLI's (docs/decisions/0059-v8-flags.md).
+if (["setup", "build", "full"].includes(process.argv[2] ?? "")) setFlagsFromString((createRequire(import.meta.url)("../bin/v8Flags.cjs") as { readonly on: string }).on)
 
 /** The CLI's projector worker (npm run bench builds dist/ first): the index is measured as `akm index` runs it. */
 const projectorWorker = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "projector-worker.cjs")
