@@ -18,6 +18,8 @@
  *   quality {}                    curate-golden (search and curate) and ranking-baseline over ../shared/bench, plus the natural-language set
  */
 import { Effect, ManagedRuntime } from "effect"
+import { createRequire } from "node:module"
+import { setFlagsFromString } from "node:v8"
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -43,6 +45,10 @@ import { WorkspaceConfig } from "../src/services/WorkspaceConfig.js"
 import { postgresStep } from "./postgres.js"
 import { fixtureCopy, hasSharedBench, runCurateGolden, runRankingBaseline } from "./quality.js"
 import { quantile } from "./quantile.js"
+
+// The steps that build the index run under the V8 flags bin/akm.js sets for `akm index` and `akm bundle add`,
+// so their figures are the CLI's (docs/decisions/0059-v8-flags.md).
+if (["setup", "build", "full"].includes(process.argv[2] ?? "")) setFlagsFromString((createRequire(import.meta.url)("../bin/v8Flags.cjs") as { readonly on: string }).on)
 
 /** The CLI's projector worker (npm run bench builds dist/ first): the index is measured as `akm index` runs it. */
 const projectorWorker = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "projector-worker.cjs")

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // akm's launcher. Start-up is paid on every agent call, so this file does three
-// things to shorten it (docs/decisions/0002-start-up.md):
+// things to shorten it (docs/decisions/0002-start-up.md). An index build also
+// runs under V8 flags of its own (buildFlags below).
 // - `--version`, the call agents make most to probe for akm, is answered from
 //   dist/version.json without loading the CLI, and help (`akm --help`,
 //   `akm <command> --help`) from dist/cli/help.json, written by the build;
@@ -20,6 +21,22 @@ const { dirname, join } = require("node:path")
 const vm = require("node:vm")
 
 const dist = join(__dirname, "..", "dist")
+
+/**
+ * Whether akm's V8 flags for index builds are on (bin/v8Flags.cjs,
+ * docs/decisions/0059-v8-flags.md). Only a command that builds the index sets
+ * them, and only once it runs in the full CLI: while they are on, node's own
+ * modules load without node's built-in code cache (≈ 15 ms), which every
+ * other command's start-up would pay. V8 checks a code cache against the
+ * flags, so they are off whenever a bundle is compiled or its cache written.
+ */
+let buildFlagsOn = false
+const setBuildFlags = (on) => {
+  if (on === buildFlagsOn) return
+  const flags = require("./v8Flags.cjs")
+  require("node:v8").setFlagsFromString(on ? flags.on : flags.off)
+  buildFlagsOn = on
+}
 
 /** Bundles loaded by this process, by name (main, search), with what saving their code cache needs. */
 const loaded = new Map()
@@ -44,11 +61,15 @@ const load = (name) => {
     cachedData = undefined
   }
   // The bundle has no import(): scripts/build.mjs turns it into require, which needs no (experimental) vm loader.
+  const buildFlags = buildFlagsOn
+  setBuildFlags(false)
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData })
+  setBuildFlags(buildFlags)
   const module = { exports: {} }
   /** Writes the cache with what this process compiled; a read-only install just stays without one. */
   const saveCodeCache = () => {
     const temporary = `${cacheFile}.${process.pid}.tmp`
+    setBuildFlags(false)
     try {
       writeFileSync(temporary, script.createCachedData())
       renameSync(temporary, cacheFile)
@@ -113,8 +134,11 @@ const run = async (args) => {
     const code = await load(fast.bundle)[fast.run](args)
     if (code !== undefined) return code
   }
+  const main = load("main")
+  // `akm index` and `akm bundle add` that reach the full CLI build or refresh the index.
+  if (args[0] === "index" || (args[0] === "bundle" && args[1] === "add")) setBuildFlags(true)
   // The command tree the build read from the CLI's descriptors: describing them again costs more than the file.
-  return load("main").runCli(args, {}, readJson(join(dist, "cli", "command-tree.json")))
+  return main.runCli(args, {}, readJson(join(dist, "cli", "command-tree.json")))
 }
 
 const internalError = (error) => {
