@@ -117,7 +117,12 @@ export const lintAkmChanged = (ctx: ValidateContext, items: Items, changed: Read
 /** The findings about `subjects`, with every item of `items` known. */
 const lintSubjects = (ctx: ValidateContext, items: Items, subjects: Items, book: RuleBook): Effect.Effect<ReadonlyArray<Diagnostic>> =>
   Effect.gen(function* () {
-    const known = new Map(items.map((item) => [item.plan.conceptId, item]))
+    // Every item's concept id, in slices like the passes below (no pair per item).
+    const known = new Map<string, LintItem>()
+    for (let i = 0; i < items.length; i++) {
+      if (sliceEnds(i, 1024)) yield* yieldIfSpent
+      known.set(items[i]!.plan.conceptId, items[i]!)
+    }
     const outlines = new Map<string, ReadonlyArray<{ readonly depth: number; readonly text: string; readonly slug: string }>>()
     const outline = (target: string) =>
       Effect.gen(function* () {
