@@ -3,36 +3,12 @@ import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
 import type { ManifestFile, ManifestInput } from "../../../services/IndexStore.js"
-import { sliceEnds, yieldIfSpent } from "../../../domain/EventLoopSlice.js"
 import type { SqlDriver } from "../driver.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
-import { inList, sql, type SqlText } from "./sqlText.js"
+import { inList, sql } from "./sqlText.js"
 
-/** A stored document row: id, ref, digest, inputs digest (and the concept id its page ends at). */
-type ExistingRow = readonly [id: number, ref: string, digest: string, inputsDigest: string | null, conceptId: string]
-
-/** Rows per page of a keyed read (pagedValues): a few ms of SQLite each. */
-const PAGE_ROWS = 2048
-
-/**
- * A read of many rows a page at a time, in key order, the event loop turning
- * between pages: one statement over a 20,000-item bundle's rows blocked it
- * for 20–60 ms (issue 28 item 4, decision 0058). `page(after)` selects
- * PAGE_ROWS rows ordered by the key after `after` (undefined: from the
- * start); `keyAt` is the key's column in a row.
- */
-export const pagedValues = (db: SqlDriver, page: (after: string | undefined) => SqlText, keyAt: number) =>
-  Effect.gen(function* () {
-    const all: Array<ReadonlyArray<unknown>> = []
-    let after: string | undefined
-    for (;;) {
-      const rows = yield* db.values(page(after))
-      for (const row of rows) all.push(row)
-      if (rows.length < PAGE_ROWS) return all
-      after = rows[rows.length - 1]![keyAt] as string
-      yield* yieldIfSpent
-    }
-  })
+/** A stored document row: id, ref, digest, inputs digest. */
+type ExistingRow = readonly [id: number, ref: string, digest: string, inputsDigest: string | null]
 
 /** Documents are compared and written this many at a time, so memory stays bounded however large the bundle. */
 const CHUNK = 64
@@ -224,17 +200,12 @@ const writeDocuments = (db: SqlDriver, writes: ReadonlyArray<Write>, pending: Pe
  * runs it in one BEGIN IMMEDIATE transaction.
  */
 export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =>
-  Effect.gen(function* () {
-    // As values: 20,000 rows on a one-file write's refresh, built as arrays in about half the time of objects; by pages of the bundle's concept ids.
-    const existing = (yield* pagedValues(db, (after) => after === undefined
-      ? sql`SELECT id, ref, digest, inputs_digest, concept_id FROM documents WHERE bundle = ${bundle} ORDER BY concept_id LIMIT ${PAGE_ROWS}`
-      : sql`SELECT id, ref, digest, inputs_digest, concept_id FROM documents WHERE bundle = ${bundle} AND concept_id > ${after} ORDER BY concept_id LIMIT ${PAGE_ROWS}`, 4)) as ReadonlyArray<unknown> as ReadonlyArray<ExistingRow>
+  // As values: 20,000 rows on a one-file write's refresh, built as arrays in about half the time of objects.
+  Effect.map(db.values(sql`SELECT id, ref, digest, inputs_digest FROM documents WHERE bundle = ${bundle}`), (rows) => {
+    const existing = rows as ReadonlyArray<ExistingRow>
     // Each stored row's position, and whether a batch or `keep` named it: one lookup per ref, no set of 20,000 refs.
     const byRef = new Map<string, number>()
-    for (let at = 0; at < existing.length; at++) {
-      if (sliceEnds(at, 1024)) yield* yieldIfSpent
-      byRef.set(existing[at]![1], at)
-    }
+    for (let at = 0; at < existing.length; at++) byRef.set(existing[at]![1], at)
     const seenRows = new Uint8Array(existing.length)
     // Stored rows seen so far: when all were, none vanished and finish need not look at each.
     let seenStored = 0
@@ -308,18 +279,6 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
     return { write, keep, finish }
   })
 
-/**
- * A bundle's stored item inputs (JSON text) by ref, as [concept id, ref,
- * inputs] rows read by pages: all of them are 12 MB of JSON at 20,000 items.
- */
-export const storedInputs = (db: SqlDriver, bundle: string) =>
-  Effect.map(pagedValues(db, (after) => after === undefined
-    ? sql`SELECT d.concept_id, d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id
-        WHERE d.bundle = ${bundle} AND j.inputs IS NOT NULL ORDER BY d.concept_id LIMIT ${PAGE_ROWS}`
-    : sql`SELECT d.concept_id, d.ref, j.inputs FROM documents d JOIN document_json j ON j.id = d.id
-        WHERE d.bundle = ${bundle} AND d.concept_id > ${after} AND j.inputs IS NOT NULL ORDER BY d.concept_id LIMIT ${PAGE_ROWS}`, 0),
-  (rows) => rows as ReadonlyArray<unknown> as ReadonlyArray<readonly [conceptId: string, ref: string, inputs: string]>)
-
 /** persistSession over documents given all at once. */
 export const persistBundle = (db: SqlDriver, bundle: string, docs: ReadonlyArray<IndexDocument>, dryRun: boolean) =>
   Effect.flatMap(persistSession(db, bundle, dryRun), (session) => Effect.zipRight(session.write(docs), session.finish))
@@ -335,9 +294,7 @@ export const countItems = (db: SqlDriver, bundle: string) =>
  * built in half the time of objects.
  */
 export const storedManifest = (db: SqlDriver, bundle: string) =>
-  Effect.map(pagedValues(db, (after) => after === undefined
-    ? sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path LIMIT ${PAGE_ROWS}`
-    : sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} AND path > ${after} ORDER BY path LIMIT ${PAGE_ROWS}`, 0), (rows): ReadonlyArray<ManifestFile> =>
+  Effect.map(db.values(sql`SELECT path, size, mtime_ms, hash FROM manifest WHERE bundle = ${bundle} ORDER BY path`), (rows): ReadonlyArray<ManifestFile> =>
     rows.map((v) => ({ path: v[0] as string, size: v[1] as number, mtimeMs: v[2] as number, ...(v[3] === null ? {} : { hash: v[3] as string }) })))
 
 /**
