@@ -66,6 +66,35 @@ const byConceptId = (plans: ReadonlyArray<ItemPlan>) => (a: number, b: number): 
   plans[a]!.conceptId < plans[b]!.conceptId ? -1 : plans[a]!.conceptId > plans[b]!.conceptId ? 1 : 0
 
 /**
+ * The refs of kept items (their lint item is stored inputs, not projected
+ * text) whose file a whole-bundle finding names without a ref, by path; the
+ * later in ref order wins, as in a map filled in that order. Only the paths
+ * findings name are looked for: a refresh keeps 20,000 items and used to
+ * map every one's path.
+ */
+const keptRefByPath = (
+  lint: ReadonlyArray<Diagnostic>,
+  linted: ReadonlyArray<string | ItemInputs | undefined>,
+  order: ReadonlyArray<number>,
+  plans: ReadonlyArray<ItemPlan>,
+  bundle: string,
+  projected: ReadonlyMap<string, string>
+): ReadonlyMap<string, string> => {
+  const wanted = new Set<string>()
+  for (const d of lint) if (d.ref === undefined && !projected.has(d.path)) wanted.add(d.path)
+  const refs = new Map<string, string>()
+  if (wanted.size === 0) return refs
+  for (const i of order) {
+    const stored = linted[i]
+    if (stored === undefined || typeof stored === "string") continue
+    const plan = plans[i]!
+    const primary = plan.files[0] ?? plan.conceptId
+    if (wanted.has(primary)) refs.set(primary, `${bundle}//${plan.conceptId}`)
+  }
+  return refs
+}
+
+/**
  * Scans one bundle root with one adapter over a walk already taken: plan →
  * project each item (one bad item is a diagnostic, the rest continues,
  * R-AD-8) → R-REF-5 checks → the adapter's whole-bundle lint. Documents go to
@@ -113,7 +142,7 @@ export const scanStreamed = <E, R>(
     const found: Array<ReadonlyArray<Diagnostic> | undefined> = new Array(kept.length)
     // Lint projections as JSON text until the rules run (see readLint); a kept item's as its stored inputs, parsed once per process.
     const linted: Array<string | ItemInputs | undefined> = new Array(adapter.lintBundle === undefined ? 0 : kept.length)
-    // By bundle-relative path, as whole-bundle findings name files.
+    // Projected items' refs by bundle-relative path, as whole-bundle findings name files (kept items': keptRefByPath).
     const refByPath = new Map<string, string>()
     let items = 0
     let batch: Array<IndexDocument> = []
@@ -134,10 +163,8 @@ export const scanStreamed = <E, R>(
       keptRefs.push(ref)
       items++
       found[i] = stored.diagnostics
-      if (adapter.lintBundle !== undefined && stored.lint !== undefined) {
-        linted[i] = stored
-        refByPath.set(plan.files[0] ?? plan.conceptId, ref)
-      }
+      // A kept item's ref is looked up by path only when a bundle finding names its file (keptRefByPath).
+      if (adapter.lintBundle !== undefined && stored.lint !== undefined) linted[i] = stored
     }
     if (reuse !== undefined && keptRefs.length > 0) yield* reuse.keep(keptRefs)
     const job: ProjectionJob = { info, adapter, walked, ctx, plans: kept, order: projectOrder, batchSize }
@@ -186,9 +213,10 @@ export const scanStreamed = <E, R>(
           Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
         )
       )
-      // Whole-bundle findings about an item's own file carry its ref, like per-item ones.
+      // Whole-bundle findings about an item's own file carry its ref, like per-item ones: a projected item's, else a kept one's.
+      const keptByPath = keptRefByPath(lint, linted, order, kept, info.name, refByPath)
       diagnostics.push(...lint.map((d) => {
-        const ref = d.ref ?? refByPath.get(d.path)
+        const ref = d.ref ?? refByPath.get(d.path) ?? keptByPath.get(d.path)
         return ref === undefined || d.ref !== undefined ? d : { ...d, ref }
       }))
     }

@@ -3,12 +3,17 @@ import Database from "better-sqlite3"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
+import { reusableItems } from "../../src/domain/ItemReuse.js"
+import { sha256Hex } from "../../src/domain/Proposal.js"
 import { IndexStoreSqlite, makeIndexStore } from "../../src/layers/sqlite/IndexStoreSqlite.js"
 import { AkmTest } from "../../src/layers/test/AkmTest.js"
 import { indexBundles } from "../../src/programs/indexBundles.js"
 import { proposalAccept } from "../../src/programs/proposals/accept.js"
 import { proposalNew } from "../../src/programs/proposals/new.js"
+import { propose } from "../../src/programs/proposals/propose.js"
 import { remember } from "../../src/programs/remember.js"
+import { resolveBundle, scanStreamed } from "../../src/programs/scan.js"
+import { BundleFiles } from "../../src/services/BundleFiles.js"
 import { IndexStore } from "../../src/services/IndexStore.js"
 import { WorkspaceConfig } from "../../src/services/WorkspaceConfig.js"
 import { caller, folder, mine } from "./writeFixtures.js"
@@ -79,5 +84,66 @@ describe("the refresh after a one-file write (issue 13 item 3)", () => {
       yield* compareWithFull("create")
       yield* remember({ text: "Staging needs the VPN.", bundle: "mine" })
       yield* compareWithFull("remember2")
+    }).pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)), 60_000)
+
+  // Decision 0058: the bundle rules check refs without an Effect per ref (a fragment still asks the target's headings),
+  // the persist session marks stored rows by position (a delete's vanished row is found), and a finding about a kept
+  // item gets its ref by path only for the files findings name.
+  const XREF_NOTES = 24
+  const xrefNote = (i: number) =>
+    `---\ndescription: Fact ${i}\nxrefs: [${i % 3 === 0 ? "knowledge/target#limits" : i % 3 === 1 ? "knowledge/missing" : `knowledge/f${String((i + 1) % XREF_NOTES).padStart(2, "0")}`}]\n---\n# Fact ${i}\n\nText ${i}.\n`
+  const target = (limits: boolean) => `---\ndescription: The target\n---\n# Target\n\n${limits ? "## Limits\n\nTen a minute.\n" : "No limits now.\n"}`
+  const hashOf = (root: string, file: string) => sha256Hex(fs.readFileSync(path.join(root, file)))
+  const accept = (changes: ReadonlyArray<{ readonly path: string; readonly beforeHash: string | null; readonly after?: string; readonly delete?: true }>) =>
+    Effect.gen(function* () {
+      const { proposal } = yield* propose({ title: "xrefs", recipe: "manual", changeClass: "semantic", changes: changes.map((c) => ({ bundle: "mine", ...c })) })
+      expect((yield* proposalAccept(proposal.id)).status).toBe("accepted")
+    })
+  const xrefBundle = Effect.gen(function* () {
+    const root = yield* mine
+    fs.mkdirSync(path.join(root, "knowledge"), { recursive: true })
+    fs.writeFileSync(path.join(root, "knowledge", "target.md"), target(true))
+    for (let i = 0; i < XREF_NOTES; i++) fs.writeFileSync(path.join(root, "knowledge", `f${String(i).padStart(2, "0")}.md`), xrefNote(i))
+    yield* indexBundles({ bundle: "mine" })
+    return root
+  })
+
+  it.scoped("bundle rules over refs: a section removed, a missing item created, an item deleted — rows and finding counts equal a full index", () =>
+    Effect.gen(function* () {
+      const root = yield* xrefBundle
+      // Kept items that name the target's #limits now have a broken-ref finding (their rows are kept, the counts change).
+      yield* accept([{ path: "knowledge/target.md", beforeHash: hashOf(root, "knowledge/target.md"), after: target(false) }])
+      yield* compareWithFull("section-removed")
+      // The item the others miss comes into being: their findings go.
+      yield* accept([{ path: "knowledge/missing.md", beforeHash: null, after: "---\ndescription: Here now\n---\n# Missing\n" }])
+      yield* compareWithFull("missing-created")
+      // A delete: its row vanishes (found by the session's marks) and the item naming it gets a finding.
+      yield* accept([{ path: "knowledge/f03.md", beforeHash: hashOf(root, "knowledge/f03.md"), delete: true }])
+      yield* compareWithFull("deleted")
+      const db = new Database((yield* WorkspaceConfig).paths.indexDb, { readonly: true })
+      try {
+        expect(db.prepare("SELECT count(*) AS n FROM documents WHERE ref = 'mine//knowledge/f03'").get()).toEqual({ n: 0 })
+      } finally {
+        db.close()
+      }
+    }).pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)), 60_000)
+
+  it.scoped("a scan that keeps items reports the same findings, refs included, as a scan that reads every item", () =>
+    Effect.gen(function* () {
+      const root = yield* xrefBundle
+      // Every item but the target is kept; the findings about kept items (their refs to #limits) must carry their refs.
+      fs.writeFileSync(path.join(root, "knowledge", "target.md"), target(false))
+      const { info, adapter } = yield* resolveBundle("mine")
+      const store = yield* IndexStore
+      const walked = yield* (yield* BundleFiles).walk(info.root, { includeHidden: false })
+      const reuse = reusableItems((yield* store.manifest("mine"))!, walked.files, yield* store.itemInputs("mine"))
+      let keptCount = 0
+      const kept = yield* scanStreamed(info, adapter, walked, () => Effect.void, 64, { reusable: reuse.reusable, keep: (refs) => Effect.sync(() => void (keptCount += refs.length)) })
+      const full = yield* scanStreamed(info, adapter, walked, () => Effect.void)
+      expect(keptCount).toBe(XREF_NOTES)
+      const limits = kept.diagnostics.filter((d) => d.message.includes("#limits"))
+      expect(limits.length).toBe(XREF_NOTES / 3)
+      expect(limits.every((d) => d.ref !== undefined && d.ref === `mine//${d.path.replace(/\.md$/, "")}`)).toBe(true)
+      expect(kept.diagnostics).toEqual(full.diagnostics)
     }).pipe(Effect.provide(IndexStoreSqlite), Effect.provide(AkmTest)), 60_000)
 })

@@ -203,10 +203,14 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
   // As values: 20,000 rows on a one-file write's refresh, built as arrays in about half the time of objects.
   Effect.map(db.values(sql`SELECT id, ref, digest, inputs_digest FROM documents WHERE bundle = ${bundle}`), (rows) => {
     const existing = rows as ReadonlyArray<ExistingRow>
-    const byRef = new Map(existing.map((row) => [row[1], row] as const))
+    // Each stored row's position, and whether a batch or `keep` named it: one lookup per ref, no set of 20,000 refs.
+    const byRef = new Map<string, number>()
+    for (let at = 0; at < existing.length; at++) byRef.set(existing[at]![1], at)
+    const seenRows = new Uint8Array(existing.length)
     // Stored rows seen so far: when all were, none vanished and finish need not look at each.
     let seenStored = 0
-    const seen = new Set<string>()
+    // Refs with no stored row that a batch wrote (a ref named twice is written once).
+    const seenNew = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
     const pending: PendingFullText = { staged: 0, created: false }
     /** Compares one chunk with the rows and writes what changed (JSON and digests are made here, just before their write). */
@@ -217,13 +221,15 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
         // Unchanged documents whose stored inputs differ (or are missing): only the inputs are written.
         const reinput: Array<readonly [number, string, string]> = []
         docs.forEach((doc, i) => {
-          if (seen.has(doc.ref)) return
-          seen.add(doc.ref)
+          const at = byRef.get(doc.ref)
+          if (at === undefined ? seenNew.has(doc.ref) : seenRows[at] === 1) return
+          if (at === undefined) seenNew.add(doc.ref)
+          else seenRows[at] = 1
           const { columns, json } = documentColumns(doc)
           const given = inputs?.[i]
           const inputsJson = given === undefined ? null : JSON.stringify(given)
           const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
-          const before = byRef.get(doc.ref)
+          const before = at === undefined ? undefined : existing[at]!
           if (before === undefined) summary.added++
           else {
             seenStored++
@@ -258,14 +264,15 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
     const keep = (refs: ReadonlyArray<string>) =>
       Effect.sync(() => {
         for (const ref of refs) {
-          if (seen.has(ref) || !byRef.has(ref)) continue
-          seen.add(ref)
+          const at = byRef.get(ref)
+          if (at === undefined || seenRows[at] === 1) continue
+          seenRows[at] = 1
           seenStored++
           summary.unchanged++
         }
       })
     const finish = Effect.suspend(() => {
-      const vanished = seenStored === existing.length ? [] : existing.filter((row) => !seen.has(row[1])).map((row) => row[0])
+      const vanished = seenStored === existing.length ? [] : existing.filter((_, at) => seenRows[at] === 0).map((row) => row[0])
       summary.removed = vanished.length
       return Effect.as(dryRun ? Effect.void : Effect.zipRight(flushFullText(db, pending, true), deleteDocuments(db, vanished)), { ...summary } satisfies PersistSummary)
     })
