@@ -2,6 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
+import type { DiagnosticCounts } from "../services/IndexStore.js"
 import { sliceEnds, yieldIfSpent } from "../domain/EventLoopSlice.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
@@ -44,6 +45,16 @@ export interface ScanReuse<E, R> {
   readonly reusable: (plan: ItemPlan, ref: string) => ItemInputs | undefined
   /** Tells the consumer which refs were kept (they are not handed to `emit`). */
   readonly keep: (refs: ReadonlyArray<string>) => Effect.Effect<void, E, R>
+  /**
+   * The bundle's findings as a write's validation counted them (decision
+   * 0061): taken, and no finding of a kept item gathered nor whole-bundle
+   * rule run, when every projected item was indexed and `confirm` holds for
+   * the files they read (each as the listing has it); else the scan counts.
+   */
+  readonly counted?: {
+    readonly counts: DiagnosticCounts
+    readonly confirm: (read: ReadonlyArray<string>) => Effect.Effect<boolean>
+  } | undefined
 }
 
 /**
@@ -60,6 +71,8 @@ export const SCAN_BATCH = 64
 export interface ScanSummary extends Omit<ScanResult, "documents"> {
   /** Documents handed on. */
   readonly items: number
+  /** Set when the findings were counted by the write's validation (ScanReuse.counted): `diagnostics` then holds the walk's and the plan's only. */
+  readonly counts?: DiagnosticCounts | undefined
 }
 
 const byConceptId = (plans: ReadonlyArray<ItemPlan>) => (a: number, b: number): number =>
@@ -150,6 +163,9 @@ export const scanStreamed = <E, R>(
     // Items whose stored inputs are all unchanged keep their rows unread (R-IDX-2); what the scan keeps of them comes from the store.
     const keptRefs: Array<string> = []
     const projectOrder: Array<number> = []
+    // What the projected items read, for the validation's counts to be confirmed against (ScanReuse.counted).
+    const projectedReads: Array<string> = []
+    let unindexed = false
     for (const [n, i] of order.entries()) {
       // A refresh after one write passes over every item: the event loop turns between slices (decision 0048).
       if (sliceEnds(n)) yield* yieldIfSpent
@@ -174,7 +190,11 @@ export const scanStreamed = <E, R>(
         const full: Array<readonly [ReadonlyArray<IndexDocument>, ReadonlyArray<ItemInputs>]> = []
         for (const item of projected) {
           found[item.index] = item.diagnostics
-          if (item.document === undefined) continue
+          if (reuse?.counted !== undefined && item.inputs !== undefined) projectedReads.push(...item.inputs.read)
+          if (item.document === undefined) {
+            unindexed = true
+            continue
+          }
           items++
           batch.push(item.document)
           batchInputs.push(item.inputs!)
@@ -192,6 +212,9 @@ export const scanStreamed = <E, R>(
       })
     yield* (yield* ItemProjector).run(job, take)
     if (batch.length > 0) yield* emit(batch, batchInputs)
+    // A write's refresh: the validation counted the findings of this very tree (the kept items' are the index run's).
+    const counted = reuse?.counted
+    if (counted !== undefined && !unindexed && (yield* counted.confirm(projectedReads))) return { ...summary(items, true), counts: counted.counts }
     for (let i = 0; i < found.length; i++) {
       if (sliceEnds(i, 256)) yield* yieldIfSpent
       const own = found[i]

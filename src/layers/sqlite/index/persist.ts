@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
-import type { ManifestFile, ManifestInput } from "../../../services/IndexStore.js"
+import type { DiagnosticCounts, ManifestFile, ManifestInput } from "../../../services/IndexStore.js"
 import type { SqlDriver } from "../driver.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
 import { inList, sql } from "./sqlText.js"
@@ -323,6 +323,18 @@ export const manifestChanges = (bundle: string, files: ReadonlyArray<ManifestFil
   return { changed, gone }
 }
 
+/** The meta key of a bundle's walk findings by severity (BundleManifest.walkDiagnostics). */
+const walkCountsKey = (bundle: string): string => `walk-findings\u0000${bundle}`
+
+/** The walk findings recorded with index run `indexedAt` of a bundle, or undefined when that run recorded none. */
+export const walkCountsOf = (db: SqlDriver, bundle: string, indexedAt: string) =>
+  Effect.map(db.rows<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${walkCountsKey(bundle)}`), (rows): DiagnosticCounts | undefined => {
+    const value = rows[0]?.value
+    if (value === undefined) return undefined
+    const recorded = JSON.parse(value) as { readonly indexedAt?: unknown; readonly counts?: DiagnosticCounts }
+    return recorded.indexedAt === indexedAt ? recorded.counts : undefined
+  })
+
 /**
  * Records the item count and what this run saw of a bundle, and clears its
  * stale mark. `known`: the bundle's stored manifest rows when the caller has
@@ -339,6 +351,12 @@ export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestI
     yield* db.run(sql`UPDATE bundles SET adapter = ${manifest.adapter.id}, adapter_version = ${manifest.adapter.version}, indexed_at = ${manifest.indexedAt},
       writable = ${writable}, root = ${manifest.root ?? null}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
       WHERE name = ${bundle}`)
+    // The walk's share, stamped with this run: read back only while the bundle's indexed_at is this run's.
+    if (manifest.walkDiagnostics === undefined) yield* db.run(sql`DELETE FROM meta WHERE key = ${walkCountsKey(bundle)}`)
+    else {
+      const value = JSON.stringify({ indexedAt: manifest.indexedAt, counts: manifest.walkDiagnostics })
+      yield* db.run(sql`INSERT INTO meta (key, value) VALUES (${walkCountsKey(bundle)}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+    }
     // Only the rows that differ are written: a write's refresh of a 20,000-file bundle changes one or two (decision 0022).
     const { changed, gone } = manifestChanges(bundle, manifest.files, known ?? (yield* storedManifest(db, bundle)))
     for (let at = 0; at < gone.length; at += DELETE_CHUNK) {
