@@ -147,6 +147,8 @@ export const reusableItems = (manifest: { readonly files: ReadonlyArray<Remember
   const reusable = reusableIn(dirty, listingChanged)
   return {
     reusable,
+    /** Every listed file is as the manifest has it, none added or gone: the tree as it is is the index run's. */
+    untouched: dirtyNow.size === 0 && !listingChangedNow,
     /** `reusable` of the tree as it is, the pending changes left out (a change validation's tree before them). */
     unchanged: pending === undefined ? reusable : reusableIn(dirtyNow, listingChangedNow),
     /** A kept item's files (bundle-relative), and a file's hash as the manifest recorded it. */

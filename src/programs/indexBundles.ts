@@ -1,9 +1,9 @@
 import { Clock, Data, Effect, Either, Option } from "effect"
 import type { BundleAdapter, FileMeta } from "../domain/Adapter.js"
-import { countBySeverity } from "../domain/Diagnostic.js"
+import { countBySeverity, type Diagnostic } from "../domain/Diagnostic.js"
 import type { PersistSummary } from "../domain/IndexDocument.js"
 import { reusableItems, sameFile } from "../domain/ItemReuse.js"
-import { BundleFiles, takeCarried } from "../services/BundleFiles.js"
+import { BundleFiles, takeCarried, type ValidatedCounts } from "../services/BundleFiles.js"
 import { Embeddings } from "../services/Embeddings.js"
 import { IndexStore, type BundleManifest, type DiagnosticCounts, type PersistEnd } from "../services/IndexStore.js"
 import { Progress } from "../services/Progress.js"
@@ -133,6 +133,42 @@ const manifestFiles = (files: ReadonlyArray<FileMeta>, single: ReadonlyMap<strin
 const reasonOf = (error: { readonly message: string }): string => error.message
 
 /**
+ * The bundle's findings after a write, by severity, from the index run the
+ * write's validation compared with (decision 0061): that run's counts, less
+ * its walk's, plus what the validation found the changes add or remove,
+ * plus this listing's walk findings. Undefined unless the validation counted
+ * over that very run and the run recorded its walk's share.
+ */
+const countsAfterWrite = (manifest: BundleManifest, counted: ValidatedCounts | undefined, walk: ReadonlyArray<Diagnostic>): DiagnosticCounts | undefined => {
+  const stored = manifest.diagnostics
+  const storedWalk = manifest.walkDiagnostics
+  if (counted === undefined || counted.indexedAt !== manifest.indexedAt || stored === undefined || storedWalk === undefined) return undefined
+  const now = countBySeverity(walk)
+  const counts = {
+    error: stored.error - storedWalk.error + counted.delta.error + now.error,
+    warning: stored.warning - storedWalk.warning + counted.delta.warning + now.warning,
+    info: stored.info - storedWalk.info + counted.delta.info + now.info
+  }
+  // Counts that do not add up say the stored ones were not that run's: count afresh.
+  return counts.error < 0 || counts.warning < 0 || counts.info < 0 ? undefined : counts
+}
+
+/**
+ * Whether every file in `read` (bundle-relative; directory probes end in "/")
+ * is still as `listing` has it, or still missing: a file changed outside akm
+ * since the validation read it means the validation's counts may not be this
+ * tree's (decision 0061).
+ */
+const readsHold = (files: BundleFiles["Type"], root: string, listing: ReadonlyArray<FileMeta>, read: ReadonlyArray<string>) =>
+  Effect.sync(() => {
+    if (files.stillListed === undefined) return false
+    const wanted = new Set(read.filter((p) => !p.endsWith("/")))
+    const listed: Array<FileMeta> = []
+    for (const f of listing) if (wanted.delete(f.path)) listed.push(f)
+    return files.stillListed(root, listed, [...wanted])
+  })
+
+/**
  * One bundle: walk (stat only) → compare with the manifest → skip, or scan
  * and persist in one transaction, the documents streamed from the scan to the
  * store in bounded batches (spec 10 §2: memory does not grow with the bundle).
@@ -166,9 +202,8 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
     // under the lease and relisted past its write stands in, while the index run is the one that validation saw.
     const walkOptions = { includeHidden: adapter.includeHidden ?? false }
     const carried = yield* takeCarried(info.root, walkOptions)
-    const walked = carried !== undefined && carried.indexedAt !== undefined && carried.indexedAt === manifest?.indexedAt
-      ? Either.right(carried.result)
-      : yield* Effect.either(files.walk(info.root, walkOptions))
+    const carriedHolds = carried !== undefined && carried.indexedAt !== undefined && carried.indexedAt === manifest?.indexedAt
+    const walked = carriedHolds ? Either.right(carried.result) : yield* Effect.either(files.walk(info.root, walkOptions))
     if (walked._tag === "Left") return yield* stale(adapter.id, `cannot read ${info.root}: ${walked.left.reason}`)
     // An unreadable root lists no files; that is not an empty bundle (R-IDX-3).
     const unreadable = walked.right.diagnostics.find((d) => d.code === "unreadable-directory" && d.path === ".")
@@ -195,6 +230,8 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
     let scanned = 0
     // Only files changed: items whose inputs are all unchanged keep their rows unread (R-IDX-2).
     const reuse = reason === FILES_CHANGED && manifest !== undefined ? reusableItems(manifest, walked.right.files, yield* store.itemInputs(name)) : undefined
+    // The validation's counts, over the listing carried from it and the run it compared with (decision 0061).
+    const counted = reuse !== undefined && carriedHolds ? countsAfterWrite(manifest, carried.counted, walked.right.diagnostics) : undefined
     const persisted = yield* store.persistStreamed(
       name,
       (sink) =>
@@ -213,6 +250,7 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
             SCAN_BATCH,
             reuse === undefined ? undefined : {
               reusable: reuse.reusable,
+              counted: counted === undefined ? undefined : { counts: counted, confirm: (read) => readsHold(files, info.root, walked.right.files, read) },
               keep: (refs) => {
                 for (const ref of refs) {
                   const files = reuse.files(ref)
@@ -235,7 +273,8 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
                 root: info.root,
                 files: manifestFiles(scan.files, single),
                 writable: info.writable,
-                diagnostics: countBySeverity(scan.diagnostics)
+                diagnostics: scan.counts ?? countBySeverity(scan.diagnostics),
+                walkDiagnostics: countBySeverity(walked.right.diagnostics)
               }
             }
         ),
@@ -246,14 +285,15 @@ const indexBundle = (name: string, input: RunMode, now: string) =>
       const failure = scan.diagnostics.find((d) => d.code === "adapter-failed")?.message ?? "the scan failed"
       return yield* stale(adapter.id, failure, scan.files.length)
     }
-    yield* progress.done(task, `${plural(scan.items, "item")}, ${plural(scan.diagnostics.length, "diagnostic")}`)
+    const found = scan.counts ?? countBySeverity(scan.diagnostics)
+    yield* progress.done(task, `${plural(scan.items, "item")}, ${plural(found.error + found.warning + found.info, "diagnostic")}`)
     return {
       ...persisted.summary,
       adapter: adapter.id,
       status: dryRun ? "planned" : "indexed",
       reason,
       files: scan.files.length,
-      diagnostics: countBySeverity(scan.diagnostics),
+      diagnostics: found,
       durationMs: yield* elapsed
     } satisfies BundleIndexReport
   })

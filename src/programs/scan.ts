@@ -2,6 +2,7 @@ import { Effect, Either } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem } from "../domain/Adapter.js"
 import { isWritable } from "../domain/Config.js"
 import { compareDiagnostics, type Diagnostic } from "../domain/Diagnostic.js"
+import type { DiagnosticCounts } from "../services/IndexStore.js"
 import { sliceEnds, yieldIfSpent } from "../domain/EventLoopSlice.js"
 import { ConfigInvalid, WorkspaceUnavailable } from "../domain/Errors.js"
 import type { IndexDocument } from "../domain/IndexDocument.js"
@@ -44,6 +45,16 @@ export interface ScanReuse<E, R> {
   readonly reusable: (plan: ItemPlan, ref: string) => ItemInputs | undefined
   /** Tells the consumer which refs were kept (they are not handed to `emit`). */
   readonly keep: (refs: ReadonlyArray<string>) => Effect.Effect<void, E, R>
+  /**
+   * The bundle's findings as a write's validation counted them (decision
+   * 0061): taken, and no finding of a kept item gathered nor whole-bundle
+   * rule run, when every projected item was indexed and `confirm` holds for
+   * the files they read (each as the listing has it); else the scan counts.
+   */
+  readonly counted?: {
+    readonly counts: DiagnosticCounts
+    readonly confirm: (read: ReadonlyArray<string>) => Effect.Effect<boolean>
+  } | undefined
 }
 
 /**
@@ -60,10 +71,41 @@ export const SCAN_BATCH = 64
 export interface ScanSummary extends Omit<ScanResult, "documents"> {
   /** Documents handed on. */
   readonly items: number
+  /** Set when the findings were counted by the write's validation (ScanReuse.counted): `diagnostics` then holds the walk's and the plan's only. */
+  readonly counts?: DiagnosticCounts | undefined
 }
 
 const byConceptId = (plans: ReadonlyArray<ItemPlan>) => (a: number, b: number): number =>
   plans[a]!.conceptId < plans[b]!.conceptId ? -1 : plans[a]!.conceptId > plans[b]!.conceptId ? 1 : 0
+
+/**
+ * The refs of kept items (their lint item is stored inputs, not projected
+ * text) whose file a whole-bundle finding names without a ref, by path; the
+ * later in ref order wins, as in a map filled in that order. Only the paths
+ * findings name are looked for: a refresh keeps 20,000 items and used to
+ * map every one's path.
+ */
+const keptRefByPath = (
+  lint: ReadonlyArray<Diagnostic>,
+  linted: ReadonlyArray<string | ItemInputs | undefined>,
+  order: ReadonlyArray<number>,
+  plans: ReadonlyArray<ItemPlan>,
+  bundle: string,
+  projected: ReadonlyMap<string, string>
+): ReadonlyMap<string, string> => {
+  const wanted = new Set<string>()
+  for (const d of lint) if (d.ref === undefined && !projected.has(d.path)) wanted.add(d.path)
+  const refs = new Map<string, string>()
+  if (wanted.size === 0) return refs
+  for (const i of order) {
+    const stored = linted[i]
+    if (stored === undefined || typeof stored === "string") continue
+    const plan = plans[i]!
+    const primary = plan.files[0] ?? plan.conceptId
+    if (wanted.has(primary)) refs.set(primary, `${bundle}//${plan.conceptId}`)
+  }
+  return refs
+}
 
 /**
  * Scans one bundle root with one adapter over a walk already taken: plan →
@@ -113,7 +155,7 @@ export const scanStreamed = <E, R>(
     const found: Array<ReadonlyArray<Diagnostic> | undefined> = new Array(kept.length)
     // Lint projections as JSON text until the rules run (see readLint); a kept item's as its stored inputs, parsed once per process.
     const linted: Array<string | ItemInputs | undefined> = new Array(adapter.lintBundle === undefined ? 0 : kept.length)
-    // By bundle-relative path, as whole-bundle findings name files.
+    // Projected items' refs by bundle-relative path, as whole-bundle findings name files (kept items': keptRefByPath).
     const refByPath = new Map<string, string>()
     let items = 0
     let batch: Array<IndexDocument> = []
@@ -121,6 +163,9 @@ export const scanStreamed = <E, R>(
     // Items whose stored inputs are all unchanged keep their rows unread (R-IDX-2); what the scan keeps of them comes from the store.
     const keptRefs: Array<string> = []
     const projectOrder: Array<number> = []
+    // What the projected items read, for the validation's counts to be confirmed against (ScanReuse.counted).
+    const projectedReads: Array<string> = []
+    let unindexed = false
     for (const [n, i] of order.entries()) {
       // A refresh after one write passes over every item: the event loop turns between slices (decision 0048).
       if (sliceEnds(n)) yield* yieldIfSpent
@@ -134,10 +179,8 @@ export const scanStreamed = <E, R>(
       keptRefs.push(ref)
       items++
       found[i] = stored.diagnostics
-      if (adapter.lintBundle !== undefined && stored.lint !== undefined) {
-        linted[i] = stored
-        refByPath.set(plan.files[0] ?? plan.conceptId, ref)
-      }
+      // A kept item's ref is looked up by path only when a bundle finding names its file (keptRefByPath).
+      if (adapter.lintBundle !== undefined && stored.lint !== undefined) linted[i] = stored
     }
     if (reuse !== undefined && keptRefs.length > 0) yield* reuse.keep(keptRefs)
     const job: ProjectionJob = { info, adapter, walked, ctx, plans: kept, order: projectOrder, batchSize }
@@ -147,7 +190,11 @@ export const scanStreamed = <E, R>(
         const full: Array<readonly [ReadonlyArray<IndexDocument>, ReadonlyArray<ItemInputs>]> = []
         for (const item of projected) {
           found[item.index] = item.diagnostics
-          if (item.document === undefined) continue
+          if (reuse?.counted !== undefined && item.inputs !== undefined) projectedReads.push(...item.inputs.read)
+          if (item.document === undefined) {
+            unindexed = true
+            continue
+          }
           items++
           batch.push(item.document)
           batchInputs.push(item.inputs!)
@@ -165,6 +212,9 @@ export const scanStreamed = <E, R>(
       })
     yield* (yield* ItemProjector).run(job, take)
     if (batch.length > 0) yield* emit(batch, batchInputs)
+    // A write's refresh: the validation counted the findings of this very tree (the kept items' are the index run's).
+    const counted = reuse?.counted
+    if (counted !== undefined && !unindexed && (yield* counted.confirm(projectedReads))) return { ...summary(items, true), counts: counted.counts }
     for (let i = 0; i < found.length; i++) {
       if (sliceEnds(i, 256)) yield* yieldIfSpent
       const own = found[i]
@@ -186,9 +236,10 @@ export const scanStreamed = <E, R>(
           Effect.succeed<ReadonlyArray<Diagnostic>>([{ code: "adapter-failed", severity: "error", path: ".", message: `the ${adapter.id} adapter's bundle checks failed: ${defectMessage(cause)}` }])
         )
       )
-      // Whole-bundle findings about an item's own file carry its ref, like per-item ones.
+      // Whole-bundle findings about an item's own file carry its ref, like per-item ones: a projected item's, else a kept one's.
+      const keptByPath = keptRefByPath(lint, linted, order, kept, info.name, refByPath)
       diagnostics.push(...lint.map((d) => {
-        const ref = d.ref ?? refByPath.get(d.path)
+        const ref = d.ref ?? refByPath.get(d.path) ?? keptByPath.get(d.path)
         return ref === undefined || d.ref !== undefined ? d : { ...d, ref }
       }))
     }

@@ -51,6 +51,13 @@ export class BundleFiles extends Context.Tag("akm/BundleFiles")<BundleFiles, {
    * the walk reported on): then the caller walks.
    */
   readonly relist?: (root: string, options: WalkOptions, walked: WalkResult, paths: ReadonlyArray<string>) => WalkResult | undefined
+  /**
+   * Whether each of `files` (a listing's entries) and each of `absent`
+   * (bundle-relative paths a listing does not hold) is still so on disk:
+   * the same size and time without following links, or still missing.
+   * Undefined from implementations that cannot tell: the caller assumes not.
+   */
+  readonly stillListed?: (root: string, files: ReadonlyArray<FileMeta>, absent: ReadonlyArray<string>) => boolean
 }>() {}
 
 /**
@@ -110,6 +117,20 @@ export interface CarriedListing {
   readonly result: WalkResult
   readonly indexedAt: string | undefined
   readonly written: boolean
+  /** What the validation counted of the bundle's findings, when its tree before the changes was the index run's. */
+  readonly counted?: ValidatedCounts | undefined
+}
+
+/**
+ * A write's validation's answer for the index refresh (decision 0061): the
+ * bundle's findings after the changes less those before, by severity, the
+ * walk's left out. Made only when the tree before the changes is the one
+ * index run `indexedAt` read (every listed file as its manifest has it), so
+ * that run's counts plus this difference are the counts after the write.
+ */
+export interface ValidatedCounts {
+  readonly indexedAt: string
+  readonly delta: { readonly error: number; readonly warning: number; readonly info: number }
 }
 
 /** Listings carried within one accept, by `sharedWalkKey`; undefined outside `carryListings`. */

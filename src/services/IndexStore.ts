@@ -36,6 +36,13 @@ export interface BundleManifest {
   readonly writable?: boolean | undefined
   /** Findings of the scan that produced the rows, by severity (for `akm health`). */
   readonly diagnostics?: DiagnosticCounts | undefined
+  /**
+   * The walk's share of `diagnostics` (files it skipped or could not read),
+   * when the store recorded it for this run: a write's refresh counts the
+   * rest by the validation's difference (decision 0061). Absent from stores
+   * that do not keep it, and from runs written before.
+   */
+  readonly walkDiagnostics?: DiagnosticCounts | undefined
   /** Set when the last run could not read the bundle: its rows are from an earlier run (R-IDX-3). */
   readonly staleReason?: string | undefined
 }

@@ -346,6 +346,27 @@ const walkDepths = new WeakMap<WalkResult, number>()
 
 const byPath = (a: FileMeta, b: FileMeta) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
 
+/** BundleFiles.stillListed: a listing's files and missing paths stat-ed again (a linked file is never confirmed). */
+const stillListed = (root: string, files: ReadonlyArray<FileMeta>, absent: ReadonlyArray<string>): boolean => {
+  const statOf = (relative: string): fs.Stats | undefined => {
+    try {
+      return fs.lstatSync(path.join(root, ...relative.split("/")))
+    } catch (error) {
+      if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return undefined
+      throw error
+    }
+  }
+  try {
+    for (const f of files) {
+      const stat = statOf(f.path)
+      if (f.linkedTo !== undefined || stat === undefined || !stat.isFile() || stat.size !== f.size || Math.trunc(stat.mtimeMs) !== f.mtimeMs) return false
+    }
+    return absent.every((p) => statOf(p) === undefined)
+  } catch {
+    return false
+  }
+}
+
 /**
  * BundleFiles.relist: `walked` with `paths` (just written or deleted by this
  * process under the lease) stat-ed again, the same answer a new walk gives
@@ -683,6 +704,7 @@ export const makeBundleFiles = (maxDepth: Effect.Effect<number> = Effect.succeed
       }),
     context: makeContext,
     relist: relistTree,
+    stillListed,
     probeContext: makeProbeContext,
     readText: (root, requested) =>
       Effect.suspend(() => {

@@ -3,6 +3,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
+import type { BundleFiles } from "../../services/BundleFiles.js"
+import type { IndexStore } from "../../services/IndexStore.js"
 import { WorkspaceConfig } from "../../services/WorkspaceConfig.js"
 import { AdaptersBuiltIn } from "../adapters/registry.js"
 import { BundleFilesNode } from "../fs/BundleFilesNode.js"
@@ -55,20 +57,28 @@ export const WorkspaceConfigTemp = Layer.scoped(
   ).pipe(Effect.map(({ workspace }) => workspace))
 )
 
-/** The service graph for tests: temp workspace, in-memory databases and index, in-process projection, silent progress, the real adapters and file access. */
-export const AkmTest = Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode, TaskStoreSqlite, MemoryStoreSqlite, MemoryArchiveNode).pipe(
+/**
+ * The service graph for tests over an index store of their choice (the
+ * validator and the engine share it with the programs): temp workspace,
+ * in-memory databases, in-process projection, silent progress, the real
+ * adapters and file access.
+ */
+export const akmTestWith = <E>(index: Layer.Layer<IndexStore, E, WorkspaceConfig>, files: Layer.Layer<BundleFiles, never, WorkspaceConfig> = BundleFilesNode) => Layer.mergeAll(StateStoreSqlite, UsageLogSqlite, RedactorSqlite, ProposalStoreSqlite, EvidenceStoreSqlite, TokenizerGpt, LogStoreMemory, MaterializerLive, TransactionEngineLive, TransactionJournalsLive, GitHistoryIsomorphic, ItemProjectorInProcess, ImproveStoreSqlite, SandboxIndexMiniSearch, BindingsSqlite, ChildProcessNode, TaskStoreSqlite, MemoryStoreSqlite, MemoryArchiveNode).pipe(
   // Never the real crontab: without runtime.crontabFile, a file in the temp workspace.
   Layer.provideMerge(makeCrontabLive((paths) => crontabFile(path.join(paths.configDir, "crontab")))),
   Layer.provideMerge(CredentialsLive),
   Layer.provideMerge(EnvFilesNode),
   Layer.provideMerge(ChangeValidatorIndexed),
-  Layer.provideMerge(IndexStoreMiniSearch),
+  Layer.provideMerge(index),
   Layer.provideMerge(ProgressSilent),
   Layer.provideMerge(AdaptersBuiltIn),
   Layer.provideMerge(CrashPointsNone),
   Layer.provideMerge(FileStampsNode),
-  Layer.provideMerge(BundleFilesNode),
+  Layer.provideMerge(files),
   Layer.provideMerge(StateDbMemory),
   Layer.provideMerge(WorkspaceConfigTemp),
   Layer.provideMerge(NodeContext.layer)
 )
+
+/** The service graph for tests with the in-memory index. */
+export const AkmTest = akmTestWith(IndexStoreMiniSearch)

@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto"
 import { Effect, Either, FiberRef, Layer } from "effect"
 import type { BundleAdapter, BundleInfo, FileMeta, ItemPlan, LintItem, ValidateContext } from "../../domain/Adapter.js"
-import { compareDiagnostics, type Diagnostic } from "../../domain/Diagnostic.js"
+import { compareDiagnostics, countBySeverity, type Diagnostic } from "../../domain/Diagnostic.js"
 import type { FileChange } from "../../domain/FileChange.js"
 import { projectItem, readLint, storedLint, type HashFiles, type ItemInputs } from "../../domain/ItemProjection.js"
 import { reusableItems, sameFile, type RememberedFile } from "../../domain/ItemReuse.js"
 import { planChecked, samePaths } from "../../domain/PlanChecks.js"
 import { sliceEnds, yieldIfSpent } from "../../domain/EventLoopSlice.js"
-import { BundleFiles, CarriedListings, sharedWalkKey } from "../../services/BundleFiles.js"
+import { BundleFiles, CarriedListings, sharedWalkKey, type ValidatedCounts } from "../../services/BundleFiles.js"
 import { ChangeValidator, type ChangeFindings } from "../../services/ChangeValidator.js"
 import { IndexStore } from "../../services/IndexStore.js"
 
@@ -264,8 +264,15 @@ const storedReuse = (store: IndexStore["Type"], inputsOf: (bundle: string, index
     // One pass over the listing answers both trees.
     const reuse = reusableItems(manifest, files, stored, { paths, listed: appearing })
     yield* yieldIfSpent
-    return { before: reuse.unchanged, after: reuse.reusable }
+    return { before: reuse.unchanged, after: reuse.reusable, untouched: reuse.untouched ? manifest : undefined }
   }).pipe(Effect.orElseSucceed(() => undefined))
+
+/** `after` less `before`, by severity. */
+const countsDelta = (before: ReadonlyArray<Diagnostic>, after: ReadonlyArray<Diagnostic>) => {
+  const was = countBySeverity(before)
+  const is = countBySeverity(after)
+  return { error: is.error - was.error, warning: is.warning - was.warning, info: is.info - was.info }
+}
 
 /** Codes are identifiers: no NUL, so code and path cannot run together. */
 const key = (d: Diagnostic): string => `${d.code}\0${d.path}`
@@ -310,7 +317,7 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
       return Effect.tap(store!.itemInputs(bundle), (inputs) => Effect.sync(() => void (cached = { key, inputs })))
     })
   // The last answer, by everything it depends on: the engine validates the set the evaluation just did, on the same tree.
-  let last: { readonly key: string; readonly files: ReadonlyArray<FileMeta>; readonly findings: ChangeFindings } | undefined
+  let last: { readonly key: string; readonly files: ReadonlyArray<FileMeta>; readonly findings: ChangeFindings; readonly counted: ValidatedCounts | undefined } | undefined
   return ChangeValidator.of({
     validate: (info, adapter, changes) =>
       Effect.gen(function* () {
@@ -319,9 +326,13 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
         const manifest = store === undefined ? undefined : yield* Effect.orElseSucceed(store.manifest(info.name), () => undefined)
         // Inside an accept, the engine relists this walk after its write and the index refresh takes it (decision 0038).
         const carried = yield* FiberRef.get(CarriedListings)
-        carried?.set(sharedWalkKey(info.root, walkOptions), { result: walked, indexedAt: manifest?.indexedAt, written: false })
+        const carry = (counted: ValidatedCounts | undefined) => carried?.set(sharedWalkKey(info.root, walkOptions), { result: walked, indexedAt: manifest?.indexedAt, written: false, counted })
+        carry(undefined)
         const key = answerKey(info, adapter, changes, manifest?.indexedAt)
-        if (last?.key === key && sameListing(last.files, walked.files)) return last.findings
+        if (last?.key === key && sameListing(last.files, walked.files)) {
+          carry(last.counted)
+          return last.findings
+        }
         const changed = new Set(changes.map((c) => c.path.normalize("NFC")))
         const reuse = store === undefined ? undefined : yield* storedReuse(store, inputsOf, info, adapter, walked.files, changes)
         const beforeCtx = files.context(info, walked.files)
@@ -331,7 +342,8 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
         yield* yieldIfSpent
         const edit = samePaths(beforeCtx.files, afterCtx.files)
         const afterPlan = edit ? beforePlan : yield* planTree(info, adapter, afterCtx.files)
-        const found = reuse !== undefined && Either.isRight(beforePlan) && Either.isRight(afterPlan)
+        const paired = reuse !== undefined && Either.isRight(beforePlan) && Either.isRight(afterPlan)
+        const found = paired
           ? yield* pairedFindings(info, adapter, beforeCtx, afterCtx, beforePlan.right, afterPlan.right, changed, reuse)
           : yield* Effect.gen(function* () {
             const before = yield* treeFindings(info, adapter, beforeCtx, beforePlan, changed, reuse?.before)
@@ -344,7 +356,13 @@ export const makeChangeValidator = (files: BundleFiles["Type"], store: IndexStor
           projected: found.projected,
           incremental: reuse !== undefined
         }
-        last = { key, files: walked.files, findings }
+        // The paired pass leaves out what both trees share, so its two lists differ by what the whole trees' findings
+        // differ by; over the index run's own tree, that run's counts plus the difference are the counts after the write.
+        const counted = paired && reuse.untouched !== undefined && reuse.untouched.indexedAt === manifest?.indexedAt
+          ? { indexedAt: reuse.untouched.indexedAt, delta: countsDelta(found.before, found.after) }
+          : undefined
+        carry(counted)
+        last = { key, files: walked.files, findings, counted }
         return findings
       })
   })

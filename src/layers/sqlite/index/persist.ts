@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { hash } from "node:crypto"
 import type { IndexDocument, PersistSummary } from "../../../domain/IndexDocument.js"
 import type { ItemInputs } from "../../../domain/ItemProjection.js"
-import type { ManifestFile, ManifestInput } from "../../../services/IndexStore.js"
+import type { DiagnosticCounts, ManifestFile, ManifestInput } from "../../../services/IndexStore.js"
 import type { SqlDriver } from "../driver.js"
 import { batches, documentColumns, fullTextRows, type DocumentColumns } from "./rows.js"
 import { inList, sql } from "./sqlText.js"
@@ -203,10 +203,14 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
   // As values: 20,000 rows on a one-file write's refresh, built as arrays in about half the time of objects.
   Effect.map(db.values(sql`SELECT id, ref, digest, inputs_digest FROM documents WHERE bundle = ${bundle}`), (rows) => {
     const existing = rows as ReadonlyArray<ExistingRow>
-    const byRef = new Map(existing.map((row) => [row[1], row] as const))
+    // Each stored row's position, and whether a batch or `keep` named it: one lookup per ref, no set of 20,000 refs.
+    const byRef = new Map<string, number>()
+    for (let at = 0; at < existing.length; at++) byRef.set(existing[at]![1], at)
+    const seenRows = new Uint8Array(existing.length)
     // Stored rows seen so far: when all were, none vanished and finish need not look at each.
     let seenStored = 0
-    const seen = new Set<string>()
+    // Refs with no stored row that a batch wrote (a ref named twice is written once).
+    const seenNew = new Set<string>()
     const summary = { bundle, added: 0, updated: 0, removed: 0, unchanged: 0 }
     const pending: PendingFullText = { staged: 0, created: false }
     /** Compares one chunk with the rows and writes what changed (JSON and digests are made here, just before their write). */
@@ -217,13 +221,15 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
         // Unchanged documents whose stored inputs differ (or are missing): only the inputs are written.
         const reinput: Array<readonly [number, string, string]> = []
         docs.forEach((doc, i) => {
-          if (seen.has(doc.ref)) return
-          seen.add(doc.ref)
+          const at = byRef.get(doc.ref)
+          if (at === undefined ? seenNew.has(doc.ref) : seenRows[at] === 1) return
+          if (at === undefined) seenNew.add(doc.ref)
+          else seenRows[at] = 1
           const { columns, json } = documentColumns(doc)
           const given = inputs?.[i]
           const inputsJson = given === undefined ? null : JSON.stringify(given)
           const inputsDigest = inputsJson === null ? null : hash("sha1", inputsJson, "base64")
-          const before = byRef.get(doc.ref)
+          const before = at === undefined ? undefined : existing[at]!
           if (before === undefined) summary.added++
           else {
             seenStored++
@@ -258,14 +264,15 @@ export const persistSession = (db: SqlDriver, bundle: string, dryRun: boolean) =
     const keep = (refs: ReadonlyArray<string>) =>
       Effect.sync(() => {
         for (const ref of refs) {
-          if (seen.has(ref) || !byRef.has(ref)) continue
-          seen.add(ref)
+          const at = byRef.get(ref)
+          if (at === undefined || seenRows[at] === 1) continue
+          seenRows[at] = 1
           seenStored++
           summary.unchanged++
         }
       })
     const finish = Effect.suspend(() => {
-      const vanished = seenStored === existing.length ? [] : existing.filter((row) => !seen.has(row[1])).map((row) => row[0])
+      const vanished = seenStored === existing.length ? [] : existing.filter((_, at) => seenRows[at] === 0).map((row) => row[0])
       summary.removed = vanished.length
       return Effect.as(dryRun ? Effect.void : Effect.zipRight(flushFullText(db, pending, true), deleteDocuments(db, vanished)), { ...summary } satisfies PersistSummary)
     })
@@ -316,6 +323,18 @@ export const manifestChanges = (bundle: string, files: ReadonlyArray<ManifestFil
   return { changed, gone }
 }
 
+/** The meta key of a bundle's walk findings by severity (BundleManifest.walkDiagnostics). */
+const walkCountsKey = (bundle: string): string => `walk-findings\u0000${bundle}`
+
+/** The walk findings recorded with index run `indexedAt` of a bundle, or undefined when that run recorded none. */
+export const walkCountsOf = (db: SqlDriver, bundle: string, indexedAt: string) =>
+  Effect.map(db.rows<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${walkCountsKey(bundle)}`), (rows): DiagnosticCounts | undefined => {
+    const value = rows[0]?.value
+    if (value === undefined) return undefined
+    const recorded = JSON.parse(value) as { readonly indexedAt?: unknown; readonly counts?: DiagnosticCounts }
+    return recorded.indexedAt === indexedAt ? recorded.counts : undefined
+  })
+
 /**
  * Records the item count and what this run saw of a bundle, and clears its
  * stale mark. `known`: the bundle's stored manifest rows when the caller has
@@ -332,6 +351,12 @@ export const writeManifest = (db: SqlDriver, bundle: string, manifest: ManifestI
     yield* db.run(sql`UPDATE bundles SET adapter = ${manifest.adapter.id}, adapter_version = ${manifest.adapter.version}, indexed_at = ${manifest.indexedAt},
       writable = ${writable}, root = ${manifest.root ?? null}, errors = ${counts?.error ?? null}, warnings = ${counts?.warning ?? null}, infos = ${counts?.info ?? null}
       WHERE name = ${bundle}`)
+    // The walk's share, stamped with this run: read back only while the bundle's indexed_at is this run's.
+    if (manifest.walkDiagnostics === undefined) yield* db.run(sql`DELETE FROM meta WHERE key = ${walkCountsKey(bundle)}`)
+    else {
+      const value = JSON.stringify({ indexedAt: manifest.indexedAt, counts: manifest.walkDiagnostics })
+      yield* db.run(sql`INSERT INTO meta (key, value) VALUES (${walkCountsKey(bundle)}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+    }
     // Only the rows that differ are written: a write's refresh of a 20,000-file bundle changes one or two (decision 0022).
     const { changed, gone } = manifestChanges(bundle, manifest.files, known ?? (yield* storedManifest(db, bundle)))
     for (let at = 0; at < gone.length; at += DELETE_CHUNK) {

@@ -7,7 +7,7 @@ import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, t
 import { mapSqlError, sqlFailure, type SqlDriver, type SqlReader } from "../driver.js"
 import { databaseStatusOn } from "../status.js"
 import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./bundles.js"
-import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, storedManifest, writeManifest } from "./persist.js"
+import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, storedManifest, walkCountsOf, writeManifest } from "./persist.js"
 import { browse, candidates, excerpts, itemsByRef, lastIndexed } from "./query.js"
 import { literal, sql } from "./sqlText.js"
 import { typeSizes } from "./typeSizes.js"
@@ -154,6 +154,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
             filesCache = { key, files }
           }
           const diagnostics = countsOf(row)
+          const walkDiagnostics = yield* walkCountsOf(db, bundle, row.indexedAt)
           return {
             bundle,
             adapter: { id: row.adapter, version: row.version },
@@ -162,6 +163,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
             ...(row.root === null ? {} : { root: row.root }),
             ...(row.writable === null ? {} : { writable: row.writable === 1 }),
             ...(diagnostics === undefined ? {} : { diagnostics }),
+            ...(walkDiagnostics === undefined ? {} : { walkDiagnostics }),
             ...(row.staleReason === null ? {} : { staleReason: row.staleReason })
           } satisfies BundleManifest
         })
