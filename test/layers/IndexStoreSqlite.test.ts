@@ -83,6 +83,21 @@ describe("IndexStoreSqlite", () => {
       expect(query(file, "PRAGMA integrity_check")).toEqual([{ integrity_check: "ok" }])
     }))
 
+  it.scoped("a bundle's recorded walk findings follow a rename and go with a removal", () =>
+    Effect.gen(function* () {
+      const file = path.join(yield* tempDir("index-walk-counts"), "index.db")
+      const store = yield* makeIndexStore(file)
+      const walkDiagnostics = { error: 0, warning: 2, info: 1 }
+      yield* store.persist("team", [indexDoc("team", "a")], { adapter: { id: "okf", version: "1" }, indexedAt: "t1", files: [], walkDiagnostics })
+      const keys = () => query<{ key: string }>(file, "SELECT key FROM meta WHERE key LIKE 'walk-findings%' ORDER BY key").map((row) => row.key.replace("\u0000", "/"))
+      expect(keys()).toEqual(["walk-findings/team"])
+      yield* store.renameBundle("team", "crew")
+      expect(keys()).toEqual(["walk-findings/crew"])
+      expect((yield* store.manifest("crew"))?.walkDiagnostics).toEqual(walkDiagnostics)
+      yield* store.removeBundle("crew")
+      expect(keys()).toEqual([])
+    }))
+
   it.scoped("query-time signals are columns; a short supersededBy is stored fully qualified", () =>
     Effect.gen(function* () {
       const file = path.join(yield* tempDir("index-columns"), "index.db")

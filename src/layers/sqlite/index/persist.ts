@@ -326,6 +326,13 @@ export const manifestChanges = (bundle: string, files: ReadonlyArray<ManifestFil
 /** The meta key of a bundle's walk findings by severity (BundleManifest.walkDiagnostics). */
 const walkCountsKey = (bundle: string): string => `walk-findings\u0000${bundle}`
 
+/** Moves a bundle's recorded walk findings to its new name (`to`), or drops them (no `to`) with the bundle. */
+export const moveWalkCounts = (db: SqlDriver, from: string, to?: string) =>
+  Effect.zipRight(
+    db.run(sql`DELETE FROM meta WHERE key = ${walkCountsKey(to ?? from)}`),
+    to === undefined ? Effect.void : db.run(sql`UPDATE meta SET key = ${walkCountsKey(to)} WHERE key = ${walkCountsKey(from)}`)
+  )
+
 /** The walk findings recorded with index run `indexedAt` of a bundle, or undefined when that run recorded none. */
 export const walkCountsOf = (db: SqlDriver, bundle: string, indexedAt: string) =>
   Effect.map(db.rows<{ value: string }>(sql`SELECT value FROM meta WHERE key = ${walkCountsKey(bundle)}`), (rows): DiagnosticCounts | undefined => {

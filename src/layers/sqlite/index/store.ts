@@ -7,7 +7,7 @@ import { IndexStore, type BundleManifest, type DocumentSink, type IndexedItem, t
 import { mapSqlError, sqlFailure, type SqlDriver, type SqlReader } from "../driver.js"
 import { databaseStatusOn } from "../status.js"
 import { BUNDLE_COLUMNS, countsOf, listBundles, type BundleRow } from "./bundles.js"
-import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, storedManifest, walkCountsOf, writeManifest } from "./persist.js"
+import { countItems, deleteDocuments, insertRows, persistBundle, persistSession, moveWalkCounts, storedManifest, walkCountsOf, writeManifest } from "./persist.js"
 import { browse, candidates, excerpts, itemsByRef, lastIndexed } from "./query.js"
 import { literal, sql } from "./sqlText.js"
 import { typeSizes } from "./typeSizes.js"
@@ -60,6 +60,7 @@ const renameRows = (db: SqlDriver, from: string, to: string) =>
     yield* rekey("ranking_features", "ref")
     yield* db.run(sql`UPDATE manifest SET bundle = ${to} WHERE bundle = ${from}`)
     yield* db.run(sql`UPDATE bundles SET name = ${to} WHERE name = ${from}`)
+    yield* moveWalkCounts(db, from, to)
   })
 
 /**
@@ -210,6 +211,7 @@ export const indexStoreOn = (parts: IndexStoreParts): IndexStore["Type"] => {
           yield* deleteDocuments(db, rows.map((row) => row.id))
           yield* db.run(sql`DELETE FROM manifest WHERE bundle = ${bundle}`)
           yield* db.run(sql`DELETE FROM bundles WHERE name = ${bundle}`)
+          yield* moveWalkCounts(db, bundle)
           return rows.length
         })
       ), forgetInputs),
